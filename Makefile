@@ -1,0 +1,39 @@
+# The two commands of the README:
+#   make demo   installs what is missing, builds, runs the main job on the CPU
+#   make test   installs what is missing, builds, runs every test through CTest
+BUILD     ?= build
+BUILDTYPE ?= RelWithDebInfo
+JOBS      ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all setup configure build demo test fuzz-keg clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+configure: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# libFuzzer on the .keg reader (clang): make fuzz-keg FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 60
+fuzz-keg: setup
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNG_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz --target keg_reader_fuzz -j $(JOBS)
+	@mkdir -p build-fuzz/corpus-keg && cp -n tests/keg/corpus/*.keg build-fuzz/corpus-keg/ 2>/dev/null || true
+	build-fuzz/tests/fuzz/keg_reader_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	  build-fuzz/corpus-keg
+
+clean:
+	rm -rf $(BUILD) build-fuzz

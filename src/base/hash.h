@@ -1,0 +1,49 @@
+// SHA3-256 (FIPS 202) through OpenSSL's EVP interface, and the 32-byte digest type every
+// content address in rung uses (nodes, regions, graphs, types, kernels, receipts).
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace rung {
+
+struct Hash256 {
+  std::array<std::uint8_t, 32> bytes{};
+
+  auto operator<=>(const Hash256&) const = default;
+  std::string hex() const;
+  std::string short_hex(std::size_t nibbles = 12) const { return hex().substr(0, nibbles); }
+  static std::optional<Hash256> from_hex(std::string_view hex);
+};
+
+struct Hash256Hasher {
+  std::size_t operator()(const Hash256& h) const noexcept;
+};
+
+// Incremental SHA3-256. Not copyable; one digest per object.
+class Sha3_256 {
+ public:
+  Sha3_256();
+  ~Sha3_256();
+  Sha3_256(const Sha3_256&) = delete;
+  Sha3_256& operator=(const Sha3_256&) = delete;
+
+  void update(std::span<const std::uint8_t> data);
+  void update(std::string_view data);
+  Hash256 finish();
+
+ private:
+  void* ctx_;  // EVP_MD_CTX*, kept opaque so OpenSSL headers stay out of rung's headers
+  bool finished_ = false;
+};
+
+Hash256 sha3_256(std::span<const std::uint8_t> data);
+Hash256 sha3_256(std::string_view data);
+
+}  // namespace rung

@@ -1,0 +1,25 @@
+// The .keg container: constants shared by the writer and the reader. The byte layout is
+// specified in docs/keg-format.md; keep the two in step.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace rung::keg {
+
+inline constexpr std::uint8_t kMagic[4] = {'K', 'E', 'G', 0};
+inline constexpr std::uint16_t kMajor = 1;
+inline constexpr std::uint16_t kMinor = 0;
+inline constexpr std::uint32_t kHeaderSize = 56;   // magic, versions, header size, count, table offset, fingerprint
+inline constexpr std::uint32_t kEntrySize = 56;    // kind, flags, offset, length, sha3-256
+inline constexpr std::uint32_t kMaxSections = 4096;
+inline constexpr std::uint32_t kFlagOptional = 1;  // readers that do not know the kind may skip it
+
+enum class SectionKind : std::uint32_t {
+  strings = 1, types = 2, attributes = 3, nodes = 4, regions = 5, exports = 6,
+};
+inline constexpr std::uint32_t kRequiredKinds = 6;
+
+std::string_view section_name(std::uint32_t kind);  // "nodes", or "unknown" for other kinds
+
+}  // namespace rung::keg
