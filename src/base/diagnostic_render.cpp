@@ -54,7 +54,7 @@ std::string location(const Span& span, const SourceMap& sources) {
   const SourceFile& f = sources.get(span.source);
   if (f.binary()) {
     std::string s = f.name() + " @ byte " + std::to_string(span.begin);
-    if (span.size() > 0) s += " (" + std::to_string(span.size()) + " bytes)";
+    if (span.size() > 0) s += " (" + std::to_string(span.size()) + (span.size() == 1 ? " byte)" : " bytes)");
     return s;
   }
   LineCol lc = f.line_col(span.begin);

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   using namespace rung::cli;
   CLI::App app{"rung: a deterministic tensor compiler and runtime", "rung"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand: `rung check f.rung --error-format=json`
   app.set_version_flag("--version", "rung 0.1.0");
   GlobalOptions global;
   app.add_option("--error-format", global.error_format, "how diagnostics are printed")

@@ -25,6 +25,7 @@ std::string_view attr_kind_name(AttrKind k) {
 
 namespace {
 template <class... Ts> struct overloaded : Ts... { using Ts::operator()...; };
+template <class... Ts> overloaded(Ts...) -> overloaded<Ts...>;  // clang 14 needs the guide
 
 std::string real_to_string(double v) {
   char buf[40];

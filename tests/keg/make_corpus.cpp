@@ -1,0 +1,79 @@
+// Writes the malformed-.keg corpus into a folder: `keg_make_corpus tests/keg/corpus`.
+// Each file is named after the first diagnostic code it must produce; keg_test checks
+// that, and the fuzzer starts from these files. Re-run after a deliberate format change.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "ir/graph/keg.h"
+#include "ir/graph/samples.h"
+#include "keg/keg_surgery.h"
+
+using namespace rung;
+using namespace rung::keg_surgery;
+using K = keg::SectionKind;
+
+namespace {
+void save(const std::string& dir, const std::string& name, const Bytes& b) {
+  std::ofstream(dir + "/" + name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: keg_make_corpus DIR\n");
+    return 2;
+  }
+  std::string dir = argv[1];
+  const Bytes good = write_keg(sample_mlp());
+  auto edit = [&](auto&& f, bool repair) {
+    Bytes b = good;
+    f(b);
+    if (repair) repair_checksums(b);
+    return b;
+  };
+
+  save(dir, "ok-sample-mlp.keg", good);
+  save(dir, "K0001-empty.keg", {});
+  save(dir, "K0001-bad-magic.keg", edit([](Bytes& b) { b[3] = '1'; }, false));
+  save(dir, "K0001-header-truncated.keg", Bytes(good.begin(), good.begin() + 30));
+  save(dir, "K0002-future-major-version.keg", edit([](Bytes& b) { put_le(b, 4, 2, 2); }, false));
+  save(dir, "K0015-header-size-too-small.keg", edit([](Bytes& b) { put_le(b, 8, 8, 4); }, false));
+  save(dir, "K0015-table-past-end.keg", edit([](Bytes& b) { put_le(b, 16, 1u << 30, 8); }, false));
+  save(dir, "K0015-too-many-sections.keg", edit([](Bytes& b) { put_le(b, 12, 0xFFFFFFFF, 4); }, false));
+  save(dir, "K0003-section-past-end.keg", edit([](Bytes& b) { put_le(b, *find_entry(b, K::nodes) + 16, 9000, 8); }, false));
+  save(dir, "K0003-truncated-file.keg", Bytes(good.begin(), good.begin() + static_cast<long>(good.size() * 7 / 10)));
+  save(dir, "K0004-checksum-mismatch.keg", edit([](Bytes& b) { b[section_offset(b, K::nodes) + 40] ^= 0x10; }, false));
+  save(dir, "K0005-duplicate-section.keg", edit([](Bytes& b) { put_le(b, *find_entry(b, K::exports), 5, 4); }, true));
+  save(dir, "K0006-missing-section.keg", edit([](Bytes& b) {
+         std::size_t e = *find_entry(b, K::exports);
+         put_le(b, e, 99, 4);
+         put_le(b, e + 4, keg::kFlagOptional, 4);
+       }, true));
+  save(dir, "K0013-unknown-required-section.keg", edit([](Bytes& b) { put_le(b, *find_entry(b, K::exports), 77, 4); }, true));
+  save(dir, "K0014-overlapping-sections.keg", edit([](Bytes& b) {
+         put_le(b, *find_entry(b, K::regions) + 8, section_offset(b, K::nodes), 8);
+       }, true));
+  save(dir, "K0007-node-count-too-large.keg", edit([](Bytes& b) { put_le(b, section_offset(b, K::nodes), 0xFFFFFFFF, 4); }, true));
+  save(dir, "K0007-truncated-record.keg", edit([](Bytes& b) {
+         put_le(b, *find_entry(b, K::nodes) + 16, section_length(b, K::nodes) - 3, 8);
+       }, true));
+  // The first node's opcode string index (after 32-byte hash and u16 schema).
+  save(dir, "K0008-string-index-out-of-range.keg", edit([](Bytes& b) { put_le(b, section_offset(b, K::nodes) + 4 + 34, 100000, 4); }, true));
+  save(dir, "K0009-invalid-utf8.keg", edit([](Bytes& b) { b[section_offset(b, K::strings) + 8] = 0xFF; }, true));
+  save(dir, "K0010-unknown-dtype.keg", edit([](Bytes& b) { b[section_offset(b, K::types) + 4] = 200; }, true));
+  save(dir, "K0012-trailing-bytes.keg", edit([](Bytes& b) {
+         b.insert(b.end(), {1, 2, 3});
+         put_le(b, *find_entry(b, K::exports) + 16, section_length(b, K::exports) + 3, 8);
+       }, true));
+  save(dir, "K0017-exports-not-sorted.keg", edit([](Bytes& b) {
+         std::size_t e = section_offset(b, K::exports) + 4;  // two entries of (name, region)
+         std::uint64_t first = get_le(b, e, 8), second = get_le(b, e + 8, 8);
+         put_le(b, e, second, 8);
+         put_le(b, e + 8, first, 8);
+       }, true));
+  save(dir, "K0011-fingerprint-mismatch.keg", edit([](Bytes& b) { b[24] ^= 0xFF; }, false));
+  save(dir, "G0001-node-hash-mismatch.keg", edit([](Bytes& b) { b[section_offset(b, K::nodes) + 4 + 5] ^= 1; }, true));
+  std::printf("corpus written to %s\n", dir.c_str());
+  return 0;
+}
