@@ -1,0 +1,11 @@
+// Factories of the individual passes (one file each); registry.cpp lists them.
+#pragma once
+
+#include <memory>
+
+#include "passes/pass.h"
+
+namespace rung {
+std::unique_ptr<Pass> make_dce_pass();
+std::unique_ptr<Pass> make_inline_pass();
+}  // namespace rung

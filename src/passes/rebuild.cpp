@@ -1,0 +1,135 @@
+#include "passes/rebuild.h"
+
+#include <unordered_map>
+
+#include "base/check.h"
+
+namespace rung {
+
+namespace {
+std::optional<RegionId> callee_of(const Graph& g, const Node& n) {
+  if (n.opcode != opcode::kCall) return std::nullopt;
+  auto it = n.attrs.find("callee");
+  if (it == n.attrs.end() || !it->second.is<Hash256>()) return std::nullopt;
+  return g.find_region(it->second.as<Hash256>());
+}
+
+}  // namespace
+
+std::vector<NodeId> nodes_in_region(const Graph& g, const Region& r) {
+  std::vector<NodeId> order;
+  std::vector<std::uint8_t> state(g.node_count(), 0);  // 0 new, 1 open, 2 done
+  std::vector<NodeId> stack;
+  for (const auto& v : r.results) stack.push_back(v.node);
+  while (!stack.empty()) {
+    NodeId n = stack.back();
+    if (state[n] == 2) {
+      stack.pop_back();
+      continue;
+    }
+    if (state[n] == 1) {
+      state[n] = 2;
+      order.push_back(n);
+      stack.pop_back();
+      continue;
+    }
+    state[n] = 1;
+    for (const auto& in : g.node(n).inputs)
+      if (state[in.node] == 0) stack.push_back(in.node);
+  }
+  return order;
+}
+
+std::vector<RegionId> regions_callees_first(const Graph& g) {
+  // DFS over the call graph (acyclic: a caller names its callee by hash).
+  std::vector<RegionId> order;
+  std::vector<std::uint8_t> state(g.region_count(), 0);
+  for (RegionId root = 0; root < g.region_count(); ++root) {
+    std::vector<std::pair<RegionId, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [r, expanded] = stack.back();
+      stack.pop_back();
+      if (expanded) {
+        if (state[r] != 2) {
+          state[r] = 2;
+          order.push_back(r);
+        }
+        continue;
+      }
+      if (state[r] != 0) continue;
+      state[r] = 1;
+      stack.push_back({r, true});
+      for (NodeId n : nodes_in_region(g, g.region(r)))
+        if (auto c = callee_of(g, g.node(n)); c && state[*c] == 0) stack.push_back({*c, false});
+    }
+  }
+  return order;
+}
+
+Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
+  Graph out;
+  GraphBuilder b(out);
+  std::unordered_map<NodeId, std::vector<ValueRef>> mapped;
+  std::unordered_map<RegionId, RegionId> region_map;
+
+  std::vector<bool> keep(in.region_count(), hooks.keep_unexported_regions);
+  for (RegionId r : in.reachable_regions()) keep[r] = true;
+
+  auto map_value = [&](ValueRef v) { return mapped.at(v.node).at(v.output); };
+
+  for (RegionId rid : regions_callees_first(in)) {
+    if (!keep[rid]) continue;
+    const Region& r = in.region(rid);
+    for (NodeId n : nodes_in_region(in, r)) {
+      if (mapped.count(n)) continue;
+      const Node& node = in.node(n);
+      if (node.opcode == opcode::kParam) {
+        Node copy = node;
+        mapped[n] = {ValueRef{out.add(std::move(copy)), 0}};
+        continue;
+      }
+      std::vector<ValueRef> inputs;
+      inputs.reserve(node.inputs.size());
+      for (const auto& v : node.inputs) inputs.push_back(map_value(v));
+
+      Node copy = node;
+      if (auto c = callee_of(in, node)) {
+        RUNG_CHECK(region_map.count(*c), "callee rebuilt before its caller");
+        copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);
+      }
+      std::optional<std::vector<ValueRef>> result;
+      if (hooks.rewrite) result = hooks.rewrite(b, copy, inputs);
+      if (!result) {
+        copy.inputs = std::move(inputs);
+        NodeId id = out.add(std::move(copy));
+        result.emplace();
+        for (std::uint32_t i = 0; i < out.node(id).outputs.size(); ++i) result->push_back({id, i});
+      }
+      RUNG_CHECK(result->size() == node.outputs.size(), "a rewrite must produce one value per output");
+      mapped[n] = std::move(*result);
+    }
+    Region nr;
+    nr.name = r.name;
+    for (NodeId p : r.params) {
+      if (!mapped.count(p)) {  // a parameter the results do not use
+        Node copy = in.node(p);
+        mapped[p] = {ValueRef{out.add(std::move(copy)), 0}};
+      }
+      RUNG_CHECK(out.node(mapped[p][0].node).opcode == opcode::kParam, "parameters stay parameters");
+      nr.params.push_back(mapped[p][0].node);
+    }
+    for (const auto& v : r.results) nr.results.push_back(map_value(v));
+    region_map[rid] = out.add_region(std::move(nr));
+  }
+  for (const auto& [name, r] : in.exports()) out.set_export(name, region_map.at(r));
+
+  if (stats) {
+    stats->nodes_before = in.node_count();
+    stats->nodes_after = out.node_count();
+    stats->regions_before = in.region_count();
+    stats->regions_after = out.region_count();
+  }
+  return out;
+}
+
+}  // namespace rung

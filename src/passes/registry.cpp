@@ -1,0 +1,20 @@
+#include "passes/passes.h"
+
+namespace rung {
+
+std::vector<std::unique_ptr<Pass>> all_passes() {
+  std::vector<std::unique_ptr<Pass>> v;
+  v.push_back(make_inline_pass());
+  v.push_back(make_dce_pass());
+  return v;
+}
+
+std::unique_ptr<Pass> make_pass(std::string_view name) {
+  for (auto& p : all_passes())
+    if (p->name() == name) return std::move(p);
+  return nullptr;
+}
+
+std::vector<std::string> default_pipeline() { return {"inline", "dce"}; }
+
+}  // namespace rung
