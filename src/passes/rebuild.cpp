@@ -16,30 +16,6 @@ std::optional<RegionId> callee_of(const Graph& g, const Node& n) {
 
 }  // namespace
 
-std::vector<NodeId> nodes_in_region(const Graph& g, const Region& r) {
-  std::vector<NodeId> order;
-  std::vector<std::uint8_t> state(g.node_count(), 0);  // 0 new, 1 open, 2 done
-  std::vector<NodeId> stack;
-  for (const auto& v : r.results) stack.push_back(v.node);
-  while (!stack.empty()) {
-    NodeId n = stack.back();
-    if (state[n] == 2) {
-      stack.pop_back();
-      continue;
-    }
-    if (state[n] == 1) {
-      state[n] = 2;
-      order.push_back(n);
-      stack.pop_back();
-      continue;
-    }
-    state[n] = 1;
-    for (const auto& in : g.node(n).inputs)
-      if (state[in.node] == 0) stack.push_back(in.node);
-  }
-  return order;
-}
-
 std::vector<RegionId> regions_callees_first(const Graph& g) {
   // DFS over the call graph (acyclic: a caller names its callee by hash).
   std::vector<RegionId> order;

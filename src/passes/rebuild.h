@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph/builder.h"
+#include "ir/graph/walk.h"
 
 namespace rung {
 
@@ -32,9 +33,6 @@ struct RebuildStats {
 
 // Rebuilds `in` region by region (callees before callers). `in` must be valid.
 Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats = nullptr);
-
-// Nodes a region reaches from its results, inputs before users (iterative: graphs can be deep).
-std::vector<NodeId> nodes_in_region(const Graph& g, const Region& r);
 
 // Region ids of `g` in callee-before-caller order (every region, reachable or not).
 std::vector<RegionId> regions_callees_first(const Graph& g);
