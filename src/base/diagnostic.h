@@ -63,6 +63,7 @@ class DiagnosticSink {
   void append(const DiagnosticSink& other);
 
   const std::vector<Diagnostic>& all() const { return diags_; }
+  Diagnostic& last() { return diags_.back(); }  // to add context notes on the way out
   bool has_errors() const { return errors_ > 0; }
   std::size_t error_count() const { return errors_; }
   bool empty() const { return diags_.empty(); }
