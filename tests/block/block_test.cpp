@@ -1,0 +1,127 @@
+#include <gtest/gtest.h>
+
+#include "ir/block/printer.h"
+#include "ir/block/verify.h"
+#include "ir/graph/builder.h"
+
+namespace rung::block {
+namespace {
+
+const TensorType kI64 = tensor(DType::i64, {});
+const TensorType kVec = tensor(DType::f32, {Dim::fixed(4)});
+
+// fn main() !io: x = init(); for i in lo..hi { x = step(x) }; print "x" x; return x
+Program sample() {
+  Program p;
+  p.module = "demo";
+  p.determinism = {"debug", "exact"};
+  GraphBuilder b(p.graph);
+  float zeros[4] = {0, 0, 0, 0};
+  RegionId init = b.region("init", {}, {b.constant_f32({Dim::fixed(4)}, zeros)});
+  auto x = b.param("x", 0, kVec);
+  RegionId step = b.region("step", {x}, {b.op("exp", {x}, kVec)});
+  Bytes zero(8, 0), three(8, 0);
+  three[0] = 3;
+  RegionId bounds = b.region("bounds", {}, {b.constant(kI64, zero), b.constant(kI64, three)});
+
+  Function f;
+  f.name = "main";
+  f.exported = true;
+  f.effects = {"io"};
+  f.slots = {{"x", kVec, true}, {"lo", kI64, false}, {"hi", kI64, false}, {"i", kI64, false}};
+  f.results = {0};
+  Stmt s_init{.kind = StmtKind::compute, .results = {0}, .region = p.graph.region(init).hash};
+  Stmt s_bounds{.kind = StmtKind::compute, .results = {1, 2}, .region = p.graph.region(bounds).hash};
+  Stmt s_step{.kind = StmtKind::compute, .args = {0}, .results = {0}, .region = p.graph.region(step).hash};
+  Stmt s_for{.kind = StmtKind::for_range, .args = {1, 2}, .results = {3}, .body = {s_step}};
+  Stmt s_print{.kind = StmtKind::print, .items = {{"x =", std::nullopt}, {"", SlotId{0}}}};
+  Stmt s_ret{.kind = StmtKind::ret, .args = {0}};
+  f.body = {s_init, s_bounds, s_for, s_print, s_ret};
+  p.functions.push_back(f);
+  return p;
+}
+
+std::vector<std::string> codes(const Program& p) {
+  DiagnosticSink d;
+  verify(p, d);
+  std::vector<std::string> c;
+  for (const auto& x : d.all()) c.push_back(x.code);
+  return c;
+}
+
+}  // namespace
+
+TEST(BlockIR, SampleVerifiesAndPrints) {
+  Program p = sample();
+  EXPECT_EQ(codes(p), std::vector<std::string>{});
+  std::string text = print(p);
+  EXPECT_NE(text.find("for %3:i in %1:lo..%2:hi {"), std::string::npos) << text;
+  EXPECT_NE(text.find("compute @step#"), std::string::npos) << text;
+  EXPECT_NE(text.find("print \"x =\" %0:x"), std::string::npos) << text;
+}
+
+TEST(BlockIR, HashIsStableAndCoversStatements) {
+  Program a = sample(), b = sample();
+  EXPECT_EQ(a.hash(), b.hash());
+  b.functions[0].body[2].body[0].span = Span{0, 5, 9};  // spans are not part of identity
+  EXPECT_EQ(a.hash(), b.hash());
+  b.functions[0].body[3].items[0].text = "y =";
+  EXPECT_NE(a.hash(), b.hash());
+  Program c = sample();
+  c.functions[0].body[2].body.push_back(c.functions[0].body[2].body[0]);  // a nested change
+  EXPECT_NE(a.hash(), c.hash());
+}
+
+TEST(BlockIR, VerifierCatchesEachClass) {
+  {
+    Program p = sample();
+    p.functions[0].body[0].region.bytes[0] ^= 1;
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0002"});
+  }
+  {
+    Program p = sample();
+    p.functions[0].slots[0].type = tensor(DType::f32, {Dim::fixed(5)});
+    auto c = codes(p);
+    EXPECT_NE(std::find(c.begin(), c.end(), "B0003"), c.end());
+  }
+  {
+    Program p = sample();
+    p.functions[0].slots[3].type = tensor(DType::i32, {});
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0004"});
+  }
+  {
+    Program p = sample();
+    p.functions[0].effects.clear();
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0007"});
+  }
+  {
+    Program p = sample();
+    p.functions[0].body[4].args = {1};
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0008"});
+  }
+  {
+    Program p = sample();
+    p.functions[0].body[2].body[0].args = {42};
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0001"});
+  }
+  {
+    Program p = sample();
+    p.functions.push_back(p.functions[0]);
+    auto c = codes(p);
+    EXPECT_NE(std::find(c.begin(), c.end(), "B0009"), c.end());
+  }
+  {
+    Program p = sample();
+    Stmt s{.kind = StmtKind::if_else, .args = {1}};
+    p.functions[0].body.insert(p.functions[0].body.begin() + 2, s);
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0005"});
+  }
+  {
+    Program p = sample();
+    Stmt s{.kind = StmtKind::call, .callee = "nowhere"};
+    p.functions[0].body.insert(p.functions[0].body.begin(), s);
+    EXPECT_EQ(codes(p), std::vector<std::string>{"B0006"});
+  }
+}
+
+}  // namespace rung::block
