@@ -1,0 +1,87 @@
+// A tensor in host memory, as the reference kernels read and write it: element type, static
+// shape, and the elements as contiguous row-major little-endian bytes (the same layout as a
+// `const` node's value). f16 and bf16 are storage types: `load_f32` widens exactly and
+// `store_f32` rounds to nearest even.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph/type.h"
+
+namespace rung::ops {
+
+using Extents = std::vector<std::uint64_t>;
+
+class HostTensor {
+ public:
+  HostTensor() = default;
+  // Zero-filled. RUNG_CHECKs that the byte size is representable (callers check untrusted
+  // sizes first with `checked_bytes`).
+  HostTensor(DType dtype, Extents shape);
+  HostTensor(DType dtype, Extents shape, std::vector<std::uint8_t> bytes);  // RUNG_CHECKs the length
+
+  static std::optional<std::uint64_t> checked_bytes(DType dtype, const Extents& shape);
+
+  // Convenience constructors for tests and tools; values are rounded to `dtype`.
+  static HostTensor from_f32(Extents shape, std::span<const float> values, DType dtype = DType::f32);
+  static HostTensor from_f64(Extents shape, std::span<const double> values, DType dtype = DType::f64);
+  static HostTensor from_i64(Extents shape, std::span<const std::int64_t> values, DType dtype = DType::i64);
+  static HostTensor scalar_f32(float v) { return from_f32({}, std::span<const float>(&v, 1)); }
+
+  DType dtype() const { return dtype_; }
+  const Extents& shape() const { return shape_; }
+  std::size_t rank() const { return shape_.size(); }
+  std::uint64_t numel() const;
+  TensorType type() const;  // static dims, host memory
+
+  std::span<std::uint8_t> bytes() { return bytes_; }
+  std::span<const std::uint8_t> bytes() const { return bytes_; }
+
+  // Typed access to element i (plain dtypes only; RUNG_CHECKed).
+  float load_f32(std::uint64_t i) const;   // f32, f16, bf16 (exact widening)
+  void store_f32(std::uint64_t i, float v);  // f32, f16, bf16 (RNE narrowing)
+  double load_f64(std::uint64_t i) const;  // any float dtype (exact widening)
+  void store_f64(std::uint64_t i, double v);  // any float dtype (one RNE rounding)
+  std::int64_t load_i64(std::uint64_t i) const;  // signed ints, bool; unsigned up to u32
+  std::uint64_t load_u64(std::uint64_t i) const;  // unsigned ints, bool
+  void store_int(std::uint64_t i, std::uint64_t two_complement_bits);  // integer dtypes, truncating
+  bool load_bool(std::uint64_t i) const;
+  void store_bool(std::uint64_t i, bool v);
+
+  template <typename T> T raw(std::uint64_t i) const;     // the stored representation
+  template <typename T> void set_raw(std::uint64_t i, T v);
+
+  // Replace every NaN by the dtype's canonical quiet NaN (outputs are compared bit for bit).
+  void canonicalize_nans();
+
+  // Bit-for-bit equality of dtype, shape and bytes.
+  bool identical(const HostTensor& o) const { return dtype_ == o.dtype_ && shape_ == o.shape_ && bytes_ == o.bytes_; }
+
+  // "f32[2, 3] [[1, 2, 3], [4, 5, 6]]", elements printed shortest round-trip; at most
+  // `max_elems` elements before "...".
+  std::string to_string(std::size_t max_elems = 64) const;
+
+ private:
+  DType dtype_ = DType::f32;
+  Extents shape_;
+  std::vector<std::uint8_t> bytes_;
+};
+
+template <typename T> T HostTensor::raw(std::uint64_t i) const {
+  T v;
+  std::memcpy(&v, bytes_.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+template <typename T> void HostTensor::set_raw(std::uint64_t i, T v) {
+  std::memcpy(bytes_.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+std::uint64_t element_count(const Extents& shape);  // 1 for rank 0
+std::string extents_to_string(const Extents& shape);
+
+}  // namespace rung::ops

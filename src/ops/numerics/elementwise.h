@@ -1,0 +1,110 @@
+// The scalar formulas of the elementwise ops, written once. Each functor has one overload
+// per compute type it supports (float for f32/f16/bf16, double for f64, the integer types);
+// the reference loop, and later the generated SIMD/CUDA/WASM kernels, call these.
+// Rules (docs/semantics.md): IEEE operations round to nearest even; integer arithmetic wraps
+// (two's complement); NaN results are canonicalised at the output.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "ops/numerics/exp_log.h"
+#include "ops/numerics/ieee.h"
+
+namespace rung::num {
+
+template <typename T>
+concept Int = std::integral<T> && !std::same_as<T, bool>;
+template <typename T>
+concept Real = std::same_as<T, float> || std::same_as<T, double>;
+
+// Modular integer arithmetic through uint64 (no signed overflow, no narrow promotion traps).
+template <Int T> RUNG_HD T wrap(std::uint64_t v) { return static_cast<T>(v); }
+template <Int T> RUNG_HD std::uint64_t u64(T v) { return static_cast<std::uint64_t>(v); }
+
+struct Add {
+  template <Real T> RUNG_HD T operator()(T a, T b) const { return a + b; }
+  template <Int T> RUNG_HD T operator()(T a, T b) const { return wrap<T>(u64(a) + u64(b)); }
+};
+struct Sub {
+  template <Real T> RUNG_HD T operator()(T a, T b) const { return a - b; }
+  template <Int T> RUNG_HD T operator()(T a, T b) const { return wrap<T>(u64(a) - u64(b)); }
+};
+struct Mul {
+  template <Real T> RUNG_HD T operator()(T a, T b) const { return a * b; }
+  template <Int T> RUNG_HD T operator()(T a, T b) const { return wrap<T>(u64(a) * u64(b)); }
+};
+// Integer division truncates toward zero; x / 0 is defined as 0 and MIN / -1 wraps to MIN,
+// so no input traps (a tensor program cannot raise per element).
+struct Div {
+  template <Real T> RUNG_HD T operator()(T a, T b) const { return a / b; }
+  template <Int T> RUNG_HD T operator()(T a, T b) const {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1) return wrap<T>(0 - u64(a));
+    return static_cast<T>(a / b);
+  }
+};
+struct Neg {
+  RUNG_HD float operator()(float a) const { return f32_from_bits(bits_of(a) ^ 0x80000000u); }
+  RUNG_HD double operator()(double a) const { return f64_from_bits(bits_of(a) ^ 0x8000000000000000ull); }
+  template <Int T> RUNG_HD T operator()(T a) const { return wrap<T>(0 - u64(a)); }
+};
+struct Abs {
+  RUNG_HD float operator()(float a) const { return abs_f32(a); }
+  RUNG_HD double operator()(double a) const { return abs_f64(a); }
+  template <Int T> RUNG_HD T operator()(T a) const {
+    if constexpr (std::is_signed_v<T>) return a < 0 ? wrap<T>(0 - u64(a)) : a;
+    else return a;
+  }
+};
+struct Square {
+  template <Real T> RUNG_HD T operator()(T a) const { return a * a; }
+  template <Int T> RUNG_HD T operator()(T a) const { return wrap<T>(u64(a) * u64(a)); }
+};
+
+// maximum/minimum: NaN if either operand is NaN; maximum(-0, +0) = +0, minimum(-0, +0) = -0.
+struct Maximum {
+  template <Real T> RUNG_HD T operator()(T a, T b) const {
+    if (is_nan(a) || is_nan(b)) return a + b;  // a NaN (canonicalised at the output)
+    if (a == b) return sign_bit(a) ? b : a;    // equal: prefer +0 over -0
+    return a > b ? a : b;
+  }
+  template <Int T> RUNG_HD T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct Minimum {
+  template <Real T> RUNG_HD T operator()(T a, T b) const {
+    if (is_nan(a) || is_nan(b)) return a + b;
+    if (a == b) return sign_bit(a) ? a : b;  // equal: prefer -0 over +0
+    return a < b ? a : b;
+  }
+  template <Int T> RUNG_HD T operator()(T a, T b) const { return a < b ? a : b; }
+};
+
+struct Sqrt {
+  RUNG_HD float operator()(float a) const { return sqrt_f32(a); }
+  RUNG_HD double operator()(double a) const { return sqrt_f64(a); }
+};
+// rsqrt(x) = 1 / sqrt(x): two correctly rounded operations, never a hardware estimate.
+struct Rsqrt {
+  RUNG_HD float operator()(float a) const { return 1.0f / sqrt_f32(a); }
+  RUNG_HD double operator()(double a) const { return 1.0 / sqrt_f64(a); }
+};
+struct Reciprocal {
+  template <Real T> RUNG_HD T operator()(T a) const { return T(1) / a; }
+};
+// relu(x) = x if x > 0, NaN if x is NaN, +0 otherwise (so relu(-0) = +0).
+struct Relu {
+  template <Real T> RUNG_HD T operator()(T a) const { return is_nan(a) ? a : a > T(0) ? a : T(0); }
+  template <Int T> RUNG_HD T operator()(T a) const { return a > 0 ? a : T(0); }
+};
+
+struct Exp {
+  RUNG_HD float operator()(float a) const { return exp_f32(a); }
+};
+struct Log {
+  RUNG_HD float operator()(float a) const { return log_f32(a); }
+};
+
+}  // namespace rung::num
