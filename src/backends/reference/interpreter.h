@@ -1,0 +1,40 @@
+// The reference backend: evaluates GraphIR regions node by node with the op registry's
+// scalar reference kernels. It is the oracle every other backend is compared with, so it
+// stays plain: no fusion, no reordering, one node at a time in a topological order.
+//
+// Diagnostics: R0001 wrong number of arguments, R0002 an argument does not fit the
+// parameter's type (dtype, rank, a static extent, or a symbolic dim bound inconsistently),
+// R0003 a node produced a shape other than its declared type, R0004 calls nested too
+// deeply; kernel failures arrive as the registry's N-codes with the node named in a note.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "ir/graph/graph.h"
+#include "ops/host_tensor.h"
+#include "ops/tier.h"
+
+namespace rung::reference {
+
+struct RunOptions {
+  ops::Tier tier = ops::Tier::debug;
+  int max_call_depth = 64;
+};
+
+// Symbolic dims bound while running (B = 64, ...).
+using DimBindings = std::map<std::string, std::uint64_t>;
+
+std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
+                                                       std::span<const ops::HostTensor> args, DiagnosticSink& diags,
+                                                       const RunOptions& options = {});
+
+// Checks a concrete tensor against a declared type, binding symbols on first sight.
+// Returns an empty string when it fits, else why not.
+std::string fit_type(const TensorType& declared, const ops::HostTensor& value, DimBindings& bindings);
+
+}  // namespace rung::reference

@@ -1,0 +1,250 @@
+#include "runtime/interpreter.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+#include "backends/reference/interpreter.h"
+#include "runtime/csv.h"
+#include "runtime/npy.h"
+
+namespace rung::runtime {
+namespace {
+
+class ReferenceBackend final : public ComputeBackend {
+ public:
+  explicit ReferenceBackend(ops::Tier t) : tier_(t) {}
+  std::string_view name() const override { return "reference"; }
+  std::optional<std::vector<ops::HostTensor>> run(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
+                                                  DiagnosticSink& diags) override {
+    reference::RunOptions o;
+    o.tier = tier_;
+    return reference::run_region(g, region, args, diags, o);
+  }
+
+ private:
+  ops::Tier tier_;
+};
+
+enum class Flow { next, returned, failed };
+
+class Executor {
+ public:
+  Executor(const block::Program& p, SourceMap& s, DiagnosticSink& d, const ExecOptions& o)
+      : p_(p), sources_(s), d_(d), o_(o), out_(o.out ? *o.out : std::cout) {}
+
+  std::optional<std::vector<ops::HostTensor>> call(const block::Function& f, std::span<const ops::HostTensor> args, int depth) {
+    if (depth > o_.max_call_depth) {
+      d_.error("X0005", "calls nested more than " + std::to_string(o_.max_call_depth) + " deep (in `" + f.name + "`)");
+      return std::nullopt;
+    }
+    if (args.size() != f.params.size()) {
+      d_.error("X0001", "`" + f.name + "` takes " + std::to_string(f.params.size()) + " arguments, " + std::to_string(args.size()) +
+                            " were given");
+      return std::nullopt;
+    }
+    Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string why = reference::fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
+      if (!why.empty()) {
+        d_.error("X0001", "argument `" + f.slots[f.params[i]].name + "` of `" + f.name + "` " + why);
+        return std::nullopt;
+      }
+      fr.slots[f.params[i]] = args[i];
+    }
+    Flow flow = body(fr, f.body);
+    if (flow == Flow::failed) return std::nullopt;
+    if (flow != Flow::returned && !f.results.empty()) {
+      d_.error("X0006", "`" + f.name + "` ended without returning its results");
+      return std::nullopt;
+    }
+    return std::move(fr.returned);
+  }
+
+ private:
+  struct Frame {
+    const block::Function* f;
+    std::vector<std::optional<ops::HostTensor>> slots;
+    reference::DimBindings bindings;
+    int depth;
+    std::vector<ops::HostTensor> returned;
+  };
+
+  const ops::HostTensor* get(Frame& fr, block::SlotId s, const block::Stmt& at) {
+    if (!fr.slots[s]) {
+      d_.error("X0002", "in `" + fr.f->name + "`: `" + fr.f->slots[s].name + "` is used before it has a value").primary(at.span);
+      return nullptr;
+    }
+    return &*fr.slots[s];
+  }
+  bool gather(Frame& fr, const std::vector<block::SlotId>& ids, const block::Stmt& at, std::vector<ops::HostTensor>& out) {
+    for (auto s : ids) {
+      const ops::HostTensor* t = get(fr, s, at);
+      if (!t) return false;
+      out.push_back(*t);
+    }
+    return true;
+  }
+  bool store(Frame& fr, const std::vector<block::SlotId>& ids, std::vector<ops::HostTensor>& vals, const block::Stmt& at) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      std::string why = reference::fit_type(fr.f->slots[ids[i]].type, vals[i], fr.bindings);
+      if (!why.empty()) {
+        d_.error("X0003", "in `" + fr.f->name + "`: value for `" + fr.f->slots[ids[i]].name + "` " + why).primary(at.span);
+        return false;
+      }
+      fr.slots[ids[i]] = std::move(vals[i]);
+    }
+    return true;
+  }
+
+  Flow body(Frame& fr, const std::vector<block::Stmt>& list) {
+    for (const auto& s : list) {
+      Flow fl = stmt(fr, s);
+      if (fl != Flow::next) return fl;
+    }
+    return Flow::next;
+  }
+
+  Flow stmt(Frame& fr, const block::Stmt& s) {
+    using block::StmtKind;
+    switch (s.kind) {
+      case StmtKind::compute: {
+        std::vector<ops::HostTensor> args;
+        if (!gather(fr, s.args, s, args)) return Flow::failed;
+        auto r = p_.graph.find_region(s.region);
+        std::size_t before = d_.all().size();
+        auto res = o_.backend->run(p_.graph, *r, args, d_);
+        if (!res) {
+          if (d_.all().size() > before && s.span.valid()) d_.last().secondary(s.span, "in this computation");
+          return Flow::failed;
+        }
+        return store(fr, s.results, *res, s) ? Flow::next : Flow::failed;
+      }
+      case StmtKind::call: {
+        std::vector<ops::HostTensor> args;
+        if (!gather(fr, s.args, s, args)) return Flow::failed;
+        auto res = call(*p_.find(s.callee), args, fr.depth + 1);
+        if (!res) return Flow::failed;
+        return store(fr, s.results, *res, s) ? Flow::next : Flow::failed;
+      }
+      case StmtKind::for_range: {
+        const ops::HostTensor* lo = get(fr, s.args[0], s);
+        const ops::HostTensor* hi = get(fr, s.args[1], s);
+        if (!lo || !hi) return Flow::failed;
+        std::int64_t a = lo->load_i64(0), b = hi->load_i64(0);
+        auto start = std::chrono::steady_clock::now();
+        auto last_report = start;
+        bool reported = false;
+        for (std::int64_t i = a; i < b; ++i) {
+          fr.slots[s.results[0]] = ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1));
+          Flow fl = body(fr, s.body);
+          if (fl != Flow::next) return fl;
+          auto now = std::chrono::steady_clock::now();
+          if (o_.progress && now - last_report > std::chrono::seconds(1)) {
+            double secs = std::chrono::duration<double>(now - start).count();
+            std::fprintf(stderr, "  [%s] step %lld/%lld  %.1f steps/s\n", fr.f->name.c_str(), static_cast<long long>(i - a + 1),
+                         static_cast<long long>(b - a), static_cast<double>(i - a + 1) / secs);
+            last_report = now;
+            reported = true;
+          }
+        }
+        if (reported) std::fprintf(stderr, "  [%s] loop done: %lld steps\n", fr.f->name.c_str(), static_cast<long long>(b - a));
+        return Flow::next;
+      }
+      case StmtKind::while_loop:
+        for (;;) {
+          Flow fl = body(fr, s.cond_body);
+          if (fl != Flow::next) return fl;
+          const ops::HostTensor* c = get(fr, s.args[0], s);
+          if (!c) return Flow::failed;
+          if (!c->load_bool(0)) return Flow::next;
+          fl = body(fr, s.body);
+          if (fl != Flow::next) return fl;
+        }
+      case StmtKind::if_else: {
+        const ops::HostTensor* c = get(fr, s.args[0], s);
+        if (!c) return Flow::failed;
+        return body(fr, c->load_bool(0) ? s.body : s.else_body);
+      }
+      case StmtKind::assign: {
+        std::vector<ops::HostTensor> v;
+        if (!gather(fr, s.args, s, v)) return Flow::failed;
+        return store(fr, s.results, v, s) ? Flow::next : Flow::failed;
+      }
+      case StmtKind::print: {
+        std::string line;
+        for (const auto& it : s.items) {
+          if (!line.empty()) line += ' ';
+          if (!it.slot) {
+            line += it.text;
+            continue;
+          }
+          const ops::HostTensor* t = get(fr, *it.slot, s);
+          if (!t) return Flow::failed;
+          std::string v = t->to_string();
+          // Scalars print as their bare value: "f32 0.25" -> "0.25".
+          if (t->rank() == 0) v = v.substr(v.find(' ') + 1);
+          line += v;
+        }
+        out_ << line << "\n";
+        out_.flush();
+        return Flow::next;
+      }
+      case StmtKind::read: {
+        std::filesystem::path path(s.text);
+        if (path.is_relative() && !o_.base_dir.empty()) path = std::filesystem::path(o_.base_dir) / path;
+        const TensorType& want = fr.f->slots[s.results[0]].type;
+        std::optional<ops::HostTensor> t = s.callee == "csv" ? csv::load(path.string(), sources_, want.dtype, d_)
+                                                            : npy::load(path.string(), sources_, d_);
+        if (!t) {
+          if (s.span.valid()) d_.last().secondary(s.span, "read here");
+          return Flow::failed;
+        }
+        std::vector<ops::HostTensor> v{std::move(*t)};
+        return store(fr, s.results, v, s) ? Flow::next : Flow::failed;
+      }
+      case StmtKind::ret: {
+        std::vector<ops::HostTensor> v;
+        if (!gather(fr, s.args, s, v)) return Flow::failed;
+        fr.returned = std::move(v);
+        return Flow::returned;
+      }
+    }
+    return Flow::failed;
+  }
+
+  const block::Program& p_;
+  SourceMap& sources_;
+  DiagnosticSink& d_;
+  const ExecOptions& o_;
+  std::ostream& out_;
+};
+
+}  // namespace
+
+std::unique_ptr<ComputeBackend> make_reference_backend(ops::Tier tier) { return std::make_unique<ReferenceBackend>(tier); }
+
+std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std::string_view entry,
+                                                    std::span<const ops::HostTensor> args, SourceMap& sources,
+                                                    DiagnosticSink& diags, const ExecOptions& options) {
+  const block::Function* f = p.find(entry);
+  if (!f) {
+    std::string names;
+    for (const auto& fn : p.functions)
+      if (fn.exported) names += (names.empty() ? "" : ", ") + fn.name;
+    diags.error("X0004", "no function `" + std::string(entry) + "` in module `" + p.module + "`")
+        .note("exported functions: " + (names.empty() ? std::string("none") : names));
+    return std::nullopt;
+  }
+  ExecOptions o = options;
+  std::unique_ptr<ComputeBackend> fallback;
+  if (!o.backend) {
+    fallback = make_reference_backend(ops::tier_from_name(p.determinism.tier).value_or(ops::Tier::debug));
+    o.backend = fallback.get();
+  }
+  return Executor(p, sources, diags, o).call(*f, args, 0);
+}
+
+}  // namespace rung::runtime

@@ -1,0 +1,45 @@
+// Executes a BlockIR program: walks the statements of the entry function, running each
+// `compute` on a ComputeBackend (the reference backend today), `call` recursively, loops
+// and conditionals on host scalars, and the io statements (print, read). Loops that run
+// longer than a second report progress on stderr. Diagnostics X0001..X0006.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "ir/block/block.h"
+#include "ops/host_tensor.h"
+#include "ops/tier.h"
+
+namespace rung::runtime {
+
+class ComputeBackend {
+ public:
+  virtual ~ComputeBackend() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::optional<std::vector<ops::HostTensor>> run(const Graph& g, RegionId region,
+                                                          std::span<const ops::HostTensor> args, DiagnosticSink& diags) = 0;
+};
+
+// The reference backend (scalar oracle kernels) at a tier.
+std::unique_ptr<ComputeBackend> make_reference_backend(ops::Tier tier);
+
+struct ExecOptions {
+  ComputeBackend* backend = nullptr;
+  std::ostream* out = nullptr;       // where print goes (stdout if null)
+  std::string base_dir;              // relative read paths resolve against it
+  bool progress = true;              // progress lines for loops longer than a second
+  int max_call_depth = 256;
+};
+
+std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std::string_view entry,
+                                                    std::span<const ops::HostTensor> args, SourceMap& sources,
+                                                    DiagnosticSink& diags, const ExecOptions& options);
+
+}  // namespace rung::runtime

@@ -1,0 +1,143 @@
+// `rung run`: execute a program on a backend and print what came out (hashes, and with
+// --out the tensors as .npy files).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "program_loader.h"
+#include "runtime/interpreter.h"
+#include "runtime/npy.h"
+#include "runtime/tensor_hash.h"
+
+namespace rung::cli {
+namespace {
+
+struct RunArgs {
+  std::string file, entry, backend = "reference", out_dir;
+  LoadOptions load;
+  std::vector<std::string> args;
+  bool json = false;
+};
+
+int run(const RunArgs& a, const GlobalOptions& global) {
+  SourceMap sources;
+  DiagnosticSink diags;
+  auto program = load_program(a.file, a.load, sources, diags);
+  if (!program) return report(diags, sources, global);
+  auto tier = ops::tier_from_name(program->determinism.tier);
+  if (!tier) {
+    diags.error("C0012", "unknown tier `" + program->determinism.tier + "` (debug, prod or fast)");
+    return report(diags, sources, global);
+  }
+
+  // Entry: --entry, else the only exported function.
+  std::string entry = a.entry;
+  if (entry.empty()) {
+    std::vector<std::string> exported;
+    for (const auto& f : program->functions)
+      if (f.exported) exported.push_back(f.name);
+    if (exported.size() != 1) {
+      std::string list;
+      for (const auto& n : exported) list += (list.empty() ? "" : ", ") + n;
+      diags.error("C0013", "choose an entry point with --entry NAME").note("exported: " + (list.empty() ? std::string("none") : list));
+      return report(diags, sources, global);
+    }
+    entry = exported[0];
+  }
+  const block::Function* fn = program->find(entry);
+  if (!fn) {
+    diags.error("X0004", "no function `" + entry + "` in `" + program->module + "`");
+    return report(diags, sources, global);
+  }
+
+  // Arguments: name=path.npy, matched to parameters by name.
+  std::vector<std::optional<ops::HostTensor>> args(fn->params.size());
+  for (const auto& spec : a.args) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) {
+      diags.error("C0014", "--arg expects NAME=FILE.npy, got `" + spec + "`");
+      continue;
+    }
+    std::string name = spec.substr(0, eq);
+    std::size_t i = 0;
+    while (i < fn->params.size() && fn->slots[fn->params[i]].name != name) ++i;
+    if (i == fn->params.size()) {
+      diags.error("C0014", "`" + entry + "` has no parameter `" + name + "`");
+      continue;
+    }
+    args[i] = npy::load(spec.substr(eq + 1), sources, diags);
+  }
+  std::vector<ops::HostTensor> given;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]) {
+      if (!diags.has_errors())
+        diags.error("C0014", "missing --arg " + fn->slots[fn->params[i]].name + "=FILE.npy (" +
+                                 fn->slots[fn->params[i]].type.to_string() + ")");
+      continue;
+    }
+    given.push_back(*args[i]);
+  }
+  if (diags.has_errors()) return report(diags, sources, global);
+
+  if (a.backend != "reference") {
+    diags.error("C0015", "backend `" + a.backend + "` is not available in this build").note("available: reference");
+    return report(diags, sources, global);
+  }
+  auto backend = runtime::make_reference_backend(*tier);
+  runtime::ExecOptions eo;
+  eo.backend = backend.get();
+  eo.base_dir = std::filesystem::path(a.file).parent_path().string();
+  eo.out = a.json ? &std::cerr : &std::cout;
+  auto outputs = runtime::execute(*program, entry, given, sources, diags, eo);
+  if (!outputs) return report(diags, sources, global);
+
+  nlohmann::json jout = nlohmann::json::array();
+  std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
+  if (!a.json) {
+    std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
+                entry.c_str(), program->determinism.tier.c_str(), backend->name().data());
+  }
+  for (std::size_t i = 0; i < outputs->size(); ++i) {
+    const auto& t = (*outputs)[i];
+    std::string name = fn->slots[fn->results[i]].name;
+    std::string h = tensor_hash(t).hex();
+    std::string path;
+    if (!a.out_dir.empty()) {
+      std::filesystem::create_directories(a.out_dir);
+      path = (std::filesystem::path(a.out_dir) / (name + ".npy")).string();
+      npy::save(path, t, diags);
+    }
+    if (a.json)
+      jout.push_back({{"name", name}, {"type", t.type().to_string()}, {"sha3_256", h}, {"file", path}});
+    else
+      std::printf("output %zu     %s: %s  sha3 %s%s\n", i, name.c_str(), t.type().to_string().c_str(), h.c_str(),
+                  path.empty() ? "" : ("  -> " + path).c_str());
+  }
+  if (a.json)
+    std::cout << nlohmann::json{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
+                                {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}}
+                     .dump(2)
+              << "\n";
+  return report(diags, sources, global);
+}
+
+RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hashes",
+             [](CLI::App& sub, const GlobalOptions& global) -> Runner {
+               auto a = std::make_shared<RunArgs>();
+               sub.add_option("FILE", a->file, "the program: a .keg file")->required();
+               sub.add_option("--entry", a->entry, "the exported function to run (default: the only one)");
+               sub.add_option("--arg", a->args, "an argument: NAME=FILE.npy (repeat for each parameter)");
+               sub.add_option("--tier", a->load.tier, "determinism tier: debug | prod | fast (required for .keg files)")
+                   ->check(CLI::IsMember({"debug", "prod", "fast"}));
+               sub.add_option("--tolerance", a->load.tolerance, "tolerance class: exact | tight | default | loose")
+                   ->check(CLI::IsMember({"exact", "tight", "default", "loose"}));
+               sub.add_option("--backend", a->backend, "where to run: reference")->capture_default_str();
+               sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
+               sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
+               return [a, &global] { return run(*a, global); };
+             });
+
+}  // namespace
+}  // namespace rung::cli
