@@ -44,3 +44,31 @@ TEST(DType, QuantizedBlockFormats) {
 }
 
 }  // namespace rung
+
+#include "ir/graph/type_parse.h"
+
+namespace rung {
+
+TEST(ParseType, InvertsToString) {
+  for (const TensorType& t : {tensor(DType::f32, {}), tensor(DType::bf16, {Dim::symbol("B"), Dim::fixed(784)}),
+                              tensor(DType::q8_0, {Dim::fixed(64)}, MemSpace::device), tensor(DType::boolean, {Dim::symbol("T_1")})}) {
+    std::string err;
+    auto back = parse_type(t.to_string(), err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_EQ(back->type_id(), t.type_id()) << t.to_string();
+  }
+}
+
+TEST(ParseType, ErrorsSayWhere) {
+  std::string err;
+  EXPECT_FALSE(parse_type("f33[2]", err));
+  EXPECT_NE(err.find("unknown element type `f33`"), std::string::npos);
+  EXPECT_FALSE(parse_type("f32[2,", err));
+  EXPECT_FALSE(parse_type("f32[]", err));
+  EXPECT_FALSE(parse_type("f32[2] @gpu", err));
+  EXPECT_NE(err.find("unknown memory space"), std::string::npos);
+  EXPECT_FALSE(parse_type("f32[99999999999999999999999]", err));
+  EXPECT_FALSE(parse_type("f32[2] junk", err));
+}
+
+}  // namespace rung
