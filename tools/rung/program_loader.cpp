@@ -5,6 +5,8 @@
 #include "ir/block/from_graph.h"
 #include "ir/graph/keg.h"
 #include "ops/signatures.h"
+#include "base/file_io.h"
+#include "workflow/workflow.h"
 
 namespace rung::cli {
 
@@ -24,8 +26,19 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
     return block::program_from_graph(std::move(keg->graph), p.stem().string(),
                                      {opts.tier, opts.tolerance.empty() ? std::string("exact") : opts.tolerance});
   }
-  diags.error("C0011", "cannot run '" + path + "': expected a .keg file")
-      .note(".rung sources and workflow .json documents are accepted once the language front end is built in");
+  if (ext == ".json") {
+    auto text = read_file(path, diags);
+    if (!text) return std::nullopt;
+    SourceId src = sources.add(path, std::move(*text));
+    auto program = workflow::lower(src, sources, diags);
+    if (program && !opts.tier.empty() && opts.tier != program->determinism.tier) {
+      diags.warning("C0016", "--tier " + opts.tier + " overrides the workflow's declared tier " + program->determinism.tier);
+      program->determinism.tier = opts.tier;
+    }
+    return program;
+  }
+  diags.error("C0011", "cannot load '" + path + "': expected a .keg file or a workflow .json document")
+      .note(".rung sources are accepted once the language front end is built in");
   return std::nullopt;
 }
 
