@@ -4,11 +4,11 @@
 // are copied exactly, with its parameters replaced by the call's arguments.
 #include <unordered_map>
 
+#include "passes/inline.h"
 #include "passes/passes.h"
 #include "passes/rebuild.h"
 
 namespace rung {
-namespace {
 
 std::vector<ValueRef> inline_call(GraphBuilder& b, const Node& call, const std::vector<ValueRef>& args) {
   Graph& out = b.graph();
@@ -31,6 +31,8 @@ std::vector<ValueRef> inline_call(GraphBuilder& b, const Node& call, const std::
   for (const auto& v : r.results) results.push_back(value(v));
   return results;
 }
+
+namespace {
 
 class InlinePass final : public Pass {
  public:

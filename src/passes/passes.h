@@ -8,4 +8,6 @@
 namespace rung {
 std::unique_ptr<Pass> make_dce_pass();
 std::unique_ptr<Pass> make_inline_pass();
+std::unique_ptr<Pass> make_fold_pass();
+std::unique_ptr<Pass> make_simplify_pass();
 }  // namespace rung

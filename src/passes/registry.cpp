@@ -5,6 +5,8 @@ namespace rung {
 std::vector<std::unique_ptr<Pass>> all_passes() {
   std::vector<std::unique_ptr<Pass>> v;
   v.push_back(make_inline_pass());
+  v.push_back(make_fold_pass());
+  v.push_back(make_simplify_pass());
   v.push_back(make_dce_pass());
   return v;
 }
@@ -15,6 +17,6 @@ std::unique_ptr<Pass> make_pass(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> default_pipeline() { return {"inline", "dce"}; }
+std::vector<std::string> default_pipeline() { return {"inline", "fold", "simplify", "dce"}; }
 
 }  // namespace rung
