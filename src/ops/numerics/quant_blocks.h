@@ -56,8 +56,8 @@ RUNG_HD QStatus q8_0_encode(const float* x, std::uint8_t* blk) {
 
 RUNG_HD int q8_0_code(const std::uint8_t* blk, int i) { return static_cast<std::int8_t>(blk[2 + i]); }
 
-// q4_0: m = the value of largest magnitude (the first on ties); d = f16(m / -8);
-// u_i = clamp(RNE(x_i / d), -8, 7) + 8 in 0..15; all u_i = 8 when d == 0.
+// q4_0: m = the value of largest magnitude (the first on ties); d = f16(m / -8), or +0 when
+// the block is all zeros; u_i = clamp(RNE(x_i / d), -8, 7) + 8 in 0..15; all u_i = 8 when d == 0.
 RUNG_HD QStatus q4_0_encode(const float* x, std::uint8_t* blk) {
   if (!detail::finite_block(x)) return QStatus::non_finite;
   float m = 0.0f, amax = 0.0f;
@@ -65,7 +65,7 @@ RUNG_HD QStatus q4_0_encode(const float* x, std::uint8_t* blk) {
     float a = abs_f32(x[i]);
     if (a > amax) { amax = a; m = x[i]; }
   }
-  std::uint16_t h = f16_from_f32(m / -8.0f);
+  std::uint16_t h = amax == 0.0f ? 0 : f16_from_f32(m / -8.0f);  // +0, not -0, for an all-zero block
   if ((h & 0x7FFF) == 0x7C00) return QStatus::scale_overflow;
   detail::put_scale(blk, h);
   float d = f32_from_f16(h);
@@ -86,5 +86,21 @@ RUNG_HD int q4_0_code(const std::uint8_t* blk, int i) {
 // Decoding: d * code, exact in f32 (11 significant bits times at most 8).
 RUNG_HD float q8_0_decode(const std::uint8_t* blk, int i) { return q_scale(blk) * static_cast<float>(q8_0_code(blk, i)); }
 RUNG_HD float q4_0_decode(const std::uint8_t* blk, int i) { return q_scale(blk) * static_cast<float>(q4_0_code(blk, i)); }
+
+// linear_q's int8 path quantizes activations per block like q8_0 but keeps the scale in f32
+// (no f16 range limit): d = amax / 127, q_i = clamp(RNE(x_i / d), -127, 127), all 0 when
+// d == 0. Returns d, or NaN when the block holds an inf or NaN.
+RUNG_HD float q8_act_encode(const float* x, std::int8_t* q) {
+  if (!detail::finite_block(x)) return nan_f32();
+  float amax = 0.0f;
+  for (int i = 0; i < kQBlock; ++i) {
+    float a = abs_f32(x[i]);
+    if (a > amax) amax = a;
+  }
+  float d = amax / 127.0f;
+  for (int i = 0; i < kQBlock; ++i)
+    q[i] = static_cast<std::int8_t>(d == 0.0f ? 0 : detail::round_clamp(x[i] / d, -127, 127));
+  return d;
+}
 
 }  // namespace rung::num
