@@ -71,9 +71,21 @@ Hash256 Sha3_256::finish() {
 }
 
 Hash256 sha3_256(std::span<const std::uint8_t> data) {
-  Sha3_256 s;
-  s.update(data);
-  return s.finish();
+  // One context per thread, re-initialised per digest: creating an EVP context costs more
+  // than hashing a typical node's few hundred bytes.
+  struct Ctx {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    const EVP_MD* md = EVP_sha3_256();
+    ~Ctx() { EVP_MD_CTX_free(ctx); }
+  };
+  thread_local Ctx c;
+  RUNG_CHECK(c.ctx != nullptr, "EVP_MD_CTX_new failed");
+  Hash256 h;
+  unsigned int len = 0;
+  RUNG_CHECK(EVP_DigestInit_ex(c.ctx, c.md, nullptr) == 1 && EVP_DigestUpdate(c.ctx, data.data(), data.size()) == 1 &&
+                 EVP_DigestFinal_ex(c.ctx, h.bytes.data(), &len) == 1 && len == 32,
+             "SHA3-256 failed");
+  return h;
 }
 
 Hash256 sha3_256(std::string_view data) {

@@ -1,5 +1,6 @@
 #include "passes/rebuild.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "base/check.h"
@@ -44,28 +45,41 @@ std::vector<RegionId> regions_callees_first(const Graph& g) {
 
 Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
   Graph out;
+  out.reserve(in.node_count());
   GraphBuilder b(out);
-  std::unordered_map<NodeId, std::vector<ValueRef>> mapped;
+  // mapped values live in one flat array: node n's outputs start at first[n] (no
+  // per-node allocation; rebuilding is the inner loop of every pass).
+  std::vector<std::size_t> first(in.node_count() + 1, 0);
+  for (NodeId n = 0; n < in.node_count(); ++n) first[n + 1] = first[n] + in.node(n).outputs.size();
+  std::vector<ValueRef> flat(first.back());
+  std::vector<bool> done(in.node_count(), false);
   std::unordered_map<RegionId, RegionId> region_map;
 
   std::vector<bool> keep(in.region_count(), hooks.keep_unexported_regions);
   for (RegionId r : in.reachable_regions()) keep[r] = true;
 
-  auto map_value = [&](ValueRef v) { return mapped.at(v.node).at(v.output); };
+  auto map_value = [&](ValueRef v) {
+    RUNG_CHECK(done[v.node], "inputs are rebuilt before their users");
+    return flat[first[v.node] + v.output];
+  };
+  auto set = [&](NodeId n, const std::vector<ValueRef>& values) {
+    std::copy(values.begin(), values.end(), flat.begin() + static_cast<long>(first[n]));
+    done[n] = true;
+  };
 
+  std::vector<ValueRef> inputs, result;
   for (RegionId rid : regions_callees_first(in)) {
     if (!keep[rid]) continue;
     const Region& r = in.region(rid);
     for (NodeId n : nodes_in_region(in, r)) {
-      if (mapped.count(n)) continue;
+      if (done[n]) continue;
       const Node& node = in.node(n);
       if (node.opcode == opcode::kParam) {
         Node copy = node;
-        mapped[n] = {ValueRef{out.add(std::move(copy)), 0}};
+        set(n, {ValueRef{out.add(std::move(copy)), 0}});
         continue;
       }
-      std::vector<ValueRef> inputs;
-      inputs.reserve(node.inputs.size());
+      inputs.clear();
       for (const auto& v : node.inputs) inputs.push_back(map_value(v));
 
       Node copy = node;
@@ -73,26 +87,30 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
         RUNG_CHECK(region_map.count(*c), "callee rebuilt before its caller");
         copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);
       }
-      std::optional<std::vector<ValueRef>> result;
-      if (hooks.rewrite) result = hooks.rewrite(b, copy, inputs);
-      if (!result) {
-        copy.inputs = std::move(inputs);
-        NodeId id = out.add(std::move(copy));
-        result.emplace();
-        for (std::uint32_t i = 0; i < out.node(id).outputs.size(); ++i) result->push_back({id, i});
+      std::optional<std::vector<ValueRef>> rewritten;
+      if (hooks.rewrite) rewritten = hooks.rewrite(b, copy, inputs);
+      if (rewritten) {
+        RUNG_CHECK(rewritten->size() == node.outputs.size(), "a rewrite must produce one value per output");
+        set(n, *rewritten);
+        continue;
       }
-      RUNG_CHECK(result->size() == node.outputs.size(), "a rewrite must produce one value per output");
-      mapped[n] = std::move(*result);
+      copy.inputs = inputs;
+      std::size_t outs = copy.outputs.size();
+      NodeId id = out.add(std::move(copy));
+      result.clear();
+      for (std::uint32_t i = 0; i < outs; ++i) result.push_back({id, i});
+      set(n, result);
     }
     Region nr;
     nr.name = r.name;
     for (NodeId p : r.params) {
-      if (!mapped.count(p)) {  // a parameter the results do not use
+      if (!done[p]) {  // a parameter the results do not use
         Node copy = in.node(p);
-        mapped[p] = {ValueRef{out.add(std::move(copy)), 0}};
+        set(p, {ValueRef{out.add(std::move(copy)), 0}});
       }
-      RUNG_CHECK(out.node(mapped[p][0].node).opcode == opcode::kParam, "parameters stay parameters");
-      nr.params.push_back(mapped[p][0].node);
+      ValueRef pv = map_value({p, 0});
+      RUNG_CHECK(out.node(pv.node).opcode == opcode::kParam, "parameters stay parameters");
+      nr.params.push_back(pv.node);
     }
     for (const auto& v : r.results) nr.results.push_back(map_value(v));
     region_map[rid] = out.add_region(std::move(nr));

@@ -70,6 +70,11 @@ void Graph::set_export(const std::string& name, RegionId region) {
   exports_[name] = region;
 }
 
+void Graph::reserve(std::size_t nodes) {
+  nodes_.reserve(nodes);
+  node_index_.reserve(nodes);
+}
+
 NodeId Graph::adopt_node(Node n) {
   auto id = static_cast<NodeId>(nodes_.size());
   node_index_.emplace(n.hash, id);  // keeps the first on duplicates; the validator reports them

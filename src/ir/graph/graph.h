@@ -70,6 +70,7 @@ class Graph {
   void set_export(const std::string& name, RegionId region);
 
   NodeId adopt_node(Node node);  // untrusted: stored as is (claimed hash kept)
+  void reserve(std::size_t nodes);  // capacity hint for rebuilds
   RegionId adopt_region(Region region);
 
   const Node& node(NodeId id) const { return nodes_.at(id); }
