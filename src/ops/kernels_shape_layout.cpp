@@ -313,6 +313,8 @@ ShapeResult rule_pad(const ShapeArgs& a) {
     std::int64_t b = pads[2 * d], e = pads[2 * d + 1];
     if (b < 0 || e < 0)
       return ShapeResult::fail("pads of axis " + std::to_string(d) + " are negative (use slice to crop)");
+    if (b > (std::int64_t{1} << 48) || e > (std::int64_t{1} << 48))
+      return ShapeResult::fail("pads of axis " + std::to_string(d) + " exceed 2^48");
     if (b == 0 && e == 0) continue;
     if (!in[d].is_static())
       return ShapeResult::fail("cannot pad the symbolic dim " + in[d].to_string() + " (axis " + std::to_string(d) + ")");

@@ -185,6 +185,8 @@ TEST(Pad, ConstantEdgeReflect) {
   EXPECT_EQ(values_f32(y), (std::vector<float>{0, 0, 0, 0, 1, 0, 2, 3, 0}));
   EXPECT_EQ(eval_codes("pad", {x}, {{"pads", V{3, 0}}, {"mode", "reflect"}}), std::vector<std::string>{"N0011"});
   EXPECT_EQ(eval_codes("pad", {x}, {{"pads", V{-1, 0}}}), std::vector<std::string>{"N0011"});
+  EXPECT_EQ(eval_codes("pad", {x}, {{"pads", V{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()}}}),
+            std::vector<std::string>{"N0011"});
   EXPECT_EQ(eval_codes("pad", {i64({1}, {1}, DType::u8)}, {{"pads", V{1, 0}}, {"value", 256.0}}),
             std::vector<std::string>{"N0011"});
   EXPECT_EQ(values_i64(eval1("pad", {i64({1}, {1}, DType::i8)}, {{"pads", V{1, 0}}, {"value", -128.0}})), (V{-128, 1}));
