@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ops/evaluate.h"
+#include "ops/numerics/half.h"
 #include "ops/numerics/portable.h"
 
 namespace rung::ops::testing {

@@ -11,6 +11,8 @@
 
 #include "ops/numerics/exp_log.h"
 #include "ops/numerics/ieee.h"
+#include "ops/numerics/special.h"
+#include "ops/numerics/trig.h"
 
 namespace rung::num {
 
@@ -105,6 +107,66 @@ struct Exp {
 };
 struct Log {
   RUNG_HD float operator()(float a) const { return log_f32(a); }
+};
+struct Sin {
+  RUNG_HD float operator()(float a) const { return sin_f32(a); }
+};
+struct Cos {
+  RUNG_HD float operator()(float a) const { return cos_f32(a); }
+};
+struct Tanh {
+  RUNG_HD float operator()(float a) const { return tanh_f32(a); }
+};
+struct Sigmoid {
+  RUNG_HD float operator()(float a) const { return sigmoid_f32(a); }
+};
+struct Silu {
+  RUNG_HD float operator()(float a) const { return silu_f32(a); }
+};
+struct Erf {
+  RUNG_HD float operator()(float a) const { return erf_f32(a); }
+};
+struct GeluErf {
+  RUNG_HD float operator()(float a) const { return gelu_erf_f32(a); }
+};
+struct GeluTanh {
+  RUNG_HD float operator()(float a) const { return gelu_tanh_f32(a); }
+};
+struct Pow {
+  RUNG_HD float operator()(float a, float b) const { return pow_f32(a, b); }
+};
+
+// Comparisons follow IEEE: every comparison with NaN is false except `ne`; -0 == +0.
+struct Eq {
+  template <typename T> RUNG_HD bool operator()(T a, T b) const { return a == b; }
+};
+struct Ne {
+  template <typename T> RUNG_HD bool operator()(T a, T b) const { return a != b; }
+};
+struct Lt {
+  template <typename T> requires(!std::same_as<T, bool>) RUNG_HD bool operator()(T a, T b) const { return a < b; }
+};
+struct Le {
+  template <typename T> requires(!std::same_as<T, bool>) RUNG_HD bool operator()(T a, T b) const { return a <= b; }
+};
+struct Gt {
+  template <typename T> requires(!std::same_as<T, bool>) RUNG_HD bool operator()(T a, T b) const { return a > b; }
+};
+struct Ge {
+  template <typename T> requires(!std::same_as<T, bool>) RUNG_HD bool operator()(T a, T b) const { return a >= b; }
+};
+
+struct LogicalAnd {
+  RUNG_HD bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOr {
+  RUNG_HD bool operator()(bool a, bool b) const { return a || b; }
+};
+struct LogicalXor {
+  RUNG_HD bool operator()(bool a, bool b) const { return a != b; }
+};
+struct LogicalNot {
+  RUNG_HD bool operator()(bool a) const { return !a; }
 };
 
 }  // namespace rung::num
