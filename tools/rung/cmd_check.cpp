@@ -1,0 +1,31 @@
+// `rung check FILE...`: report what is wrong with .rung files without building them.
+// Each front-end stage adds its diagnostics; today that is syntax (E1xxx). Later stages
+// (names, types and shapes, effects, ownership) take the tree check_syntax returns.
+#include "command.h"
+#include "syntax/load.h"
+#include "syntax/parse.h"
+
+namespace rung::cli {
+namespace {
+
+int run_check(const std::vector<std::string>& files, const GlobalOptions& global) {
+  SourceMap sources;
+  DiagnosticSink diags;
+  for (const std::string& file : files) {
+    std::optional<SourceId> id = syntax::load_source(file, sources, diags);
+    if (!id) continue;
+    syntax::SyntaxTree tree = syntax::check_syntax(sources, *id, diags);
+    (void)tree;  // the input of the semantic stages
+  }
+  return report(diags, sources, global);
+}
+
+RUNG_COMMAND("check", "Report syntax errors in .rung files (exit 1 if there are any)",
+             [](CLI::App& sub, const GlobalOptions& global) -> Runner {
+               auto files = std::make_shared<std::vector<std::string>>();
+               sub.add_option("FILE", *files, "the .rung files (- for standard input)")->required();
+               return [files, &global] { return run_check(*files, global); };
+             });
+
+}  // namespace
+}  // namespace rung::cli
