@@ -14,24 +14,24 @@ inline constexpr double kOneOverSqrtPi = 0x1.20dd750429b6dp-1;
 inline constexpr double kSqrt1_2 = 0x1.6a09e667f3bcdp-1;
 inline constexpr double kSqrt2OverPi = 0x1.9884533d43651p-1;
 inline constexpr double kGeluCubic = 0.044715;  // the tanh form's constant, rounded to double
-// c_n = 2^n / (1*3*5*...*(2n+1)), rounded to double; erf(z) = 2/sqrt(pi) z e^-z^2 sum c_n z^2n.
-inline constexpr double kErfSeries[29] = {
-    0x1.0000000000000p+0,  0x1.5555555555555p-1,  0x1.1111111111111p-2,  0x1.3813813813814p-4,
-    0x1.1566abc011567p-6,  0x1.937e11175f095p-9,  0x1.f09b28ba4d955p-12, 0x1.08db48ebe51c7p-14,
-    0x1.f28db670be53bp-18, 0x1.a3d5a71b92cd3p-21, 0x1.3fdfbc45c52eap-24, 0x1.bd0ac3296b624p-28,
-    0x1.1cd3b01a822a6p-31, 0x1.519297d390c9fp-35, 0x1.747e72912d023p-39, 0x1.808286c768445p-43,
-    0x1.74dba97b8be52p-47, 0x1.54e6174c62a5ap-51, 0x1.26d4d5e132b8cp-55, 0x1.e3d36c1c38faap-60,
-    0x1.799ec4c4db4d0p-64, 0x1.19050980a3336p-68, 0x1.8fac24452c5fdp-73, 0x1.101e0dcd0ddf3p-77,
-    0x1.636b2c25f2c57p-82, 0x1.be03fb2a9a10ep-87, 0x1.0d4adb45318cap-91, 0x1.395bc2a44c468p-96,
-    0x1.5fd74f512d38cp-101};
 inline constexpr int kErfcTerms = 50;
 }  // namespace special_const
 
 // erf(z) for 0 <= z < 2 by the all-positive series (no cancellation), Horner in z2 = z^2.
 // z2 is passed in so callers can supply it exactly.
 RUNG_HD double erf_series(double z, double z2) {
-  double p = special_const::kErfSeries[28];
-  for (int n = 27; n >= 0; --n) p = p * z2 + special_const::kErfSeries[n];
+  // c_n = 2^n / (1*3*5*...*(2n+1)), rounded to double; erf(z) = 2/sqrt(pi) z e^-z^2 sum c_n z^2n.
+  constexpr double kErfSeries[29] = {  // a local table: device code cannot read namespace arrays
+      0x1.0000000000000p+0,  0x1.5555555555555p-1,  0x1.1111111111111p-2,  0x1.3813813813814p-4,
+      0x1.1566abc011567p-6,  0x1.937e11175f095p-9,  0x1.f09b28ba4d955p-12, 0x1.08db48ebe51c7p-14,
+      0x1.f28db670be53bp-18, 0x1.a3d5a71b92cd3p-21, 0x1.3fdfbc45c52eap-24, 0x1.bd0ac3296b624p-28,
+      0x1.1cd3b01a822a6p-31, 0x1.519297d390c9fp-35, 0x1.747e72912d023p-39, 0x1.808286c768445p-43,
+      0x1.74dba97b8be52p-47, 0x1.54e6174c62a5ap-51, 0x1.26d4d5e132b8cp-55, 0x1.e3d36c1c38faap-60,
+      0x1.799ec4c4db4d0p-64, 0x1.19050980a3336p-68, 0x1.8fac24452c5fdp-73, 0x1.101e0dcd0ddf3p-77,
+      0x1.636b2c25f2c57p-82, 0x1.be03fb2a9a10ep-87, 0x1.0d4adb45318cap-91, 0x1.395bc2a44c468p-96,
+      0x1.5fd74f512d38cp-101};
+  double p = kErfSeries[28];
+  for (int n = 27; n >= 0; --n) p = p * z2 + kErfSeries[n];
   return special_const::kTwoOverSqrtPi * z * exp_f64_approx(-z2) * p;
 }
 

@@ -20,19 +20,20 @@ inline constexpr double kPio2 = 0x1.921fb54442d18p+0;
 inline constexpr double kPio2_1 = 0x1.921fb544p+0;          // pi/2 to 33 bits
 inline constexpr double kPio2_2 = 0x1.0b4611a6p-34;         // the next 33 bits
 inline constexpr double kPio2_3 = 0x1.3198a2e037073p-69;    // the rest, rounded
-// The first 288 fraction bits of 2/pi, most significant first.
-inline constexpr std::uint32_t kTwoOverPiBits[9] = {0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
-                                                    0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au};
 }  // namespace trig_const
 
 // 32 bits of 2/pi starting at fraction bit `pos` (bit 1 is the first after the point); bits
 // before the point (pos < 1) are 0.
 RUNG_HD std::uint32_t two_over_pi_bits32(int pos) {
+  // The first 288 fraction bits of 2/pi, most significant first. A local table: CUDA device
+  // code cannot read namespace-scope arrays.
+  constexpr std::uint32_t kTwoOverPiBits[9] = {0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
+                                               0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au};
   std::uint32_t out = 0;
   for (int b = 0; b < 32; ++b) {
     int p = pos + b;  // 1-based fraction bit
     std::uint32_t bit = 0;
-    if (p >= 1) bit = (trig_const::kTwoOverPiBits[(p - 1) / 32] >> (31 - (p - 1) % 32)) & 1u;
+    if (p >= 1) bit = (kTwoOverPiBits[(p - 1) / 32] >> (31 - (p - 1) % 32)) & 1u;
     out = (out << 1) | bit;
   }
   return out;
