@@ -4,6 +4,7 @@
 #include "command.h"
 #include "syntax/load.h"
 #include "syntax/parse.h"
+#include "frontend/frontend.h"
 
 namespace rung::cli {
 namespace {
@@ -14,8 +15,10 @@ int run_check(const std::vector<std::string>& files, const GlobalOptions& global
   for (const std::string& file : files) {
     std::optional<SourceId> id = syntax::load_source(file, sources, diags);
     if (!id) continue;
+    std::size_t errors_before = diags.error_count();
     syntax::SyntaxTree tree = syntax::check_syntax(sources, *id, diags);
-    (void)tree;  // the input of the semantic stages
+    // The semantic stage (E2xxx) runs on trees without syntax errors.
+    if (diags.error_count() == errors_before) frontend::check(tree, sources, *id, diags);
   }
   return report(diags, sources, global);
 }

@@ -7,6 +7,7 @@
 #include "ops/signatures.h"
 #include "base/file_io.h"
 #include "workflow/workflow.h"
+#include "frontend/frontend.h"
 
 namespace rung::cli {
 
@@ -37,8 +38,15 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
     }
     return program;
   }
-  diags.error("C0011", "cannot load '" + path + "': expected a .keg file or a workflow .json document")
-      .note(".rung sources are accepted once the language front end is built in");
+  if (ext == ".rung") {
+    auto program = frontend::compile_file(path, sources, diags);
+    if (program && !opts.tier.empty() && opts.tier != program->determinism.tier) {
+      diags.warning("C0016", "--tier " + opts.tier + " overrides the module's declared tier " + program->determinism.tier);
+      program->determinism.tier = opts.tier;
+    }
+    return program;
+  }
+  diags.error("C0011", "cannot load '" + path + "': expected a .rung source, a .keg file or a workflow .json document");
   return std::nullopt;
 }
 

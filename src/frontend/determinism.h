@@ -1,0 +1,22 @@
+// Determinism declarations: `tier` and `tolerance` at module level (and tier inside a
+// function body). Rules: a module with no tier is an error (E2301); unknown names E2302;
+// several tiers compose to the strictest (debug > prod > fast), with a warning E2304 when
+// they differ; an `override tier` that drops a stricter tier is honoured with a warning
+// E2303 naming both.
+#pragma once
+
+#include <optional>
+
+#include "base/diagnostic.h"
+#include "ir/block/block.h"
+#include "syntax/ast.h"
+
+namespace rung::frontend {
+
+std::optional<block::Determinism> resolve_determinism(const syntax::ast::SourceFile& file, SourceId src,
+                                                      DiagnosticSink& diags);
+// Checks the tier declarations inside one function body against the module's tier.
+void check_function_tiers(const syntax::ast::FnItem& fn, const block::Determinism& module, SourceId src,
+                          DiagnosticSink& diags);
+
+}  // namespace rung::frontend

@@ -1,0 +1,281 @@
+// Items: struct declarations, function signatures (types, effects) and the lowering of
+// whole functions, pure ones to GraphIR regions and the others to BlockIR functions.
+#include <functional>
+
+#include "frontend/lowerer.h"
+#include "ir/graph/dtype.h"
+#include "syntax/literal.h"
+
+namespace rung::frontend {
+
+using syntax::SyntaxKind;
+
+void Lowerer::collect_items() {
+  std::map<std::string, Span> seen;
+  auto declare = [&](const ast::Name& n) -> bool {
+    if (!n) return false;
+    std::string name(n.text());
+    if (auto it = seen.find(name); it != seen.end()) {
+      d_.error("E2004", "`" + name + "` is defined twice").primary(span(n), "defined again here").secondary(it->second, "first defined here");
+      return false;
+    }
+    seen[name] = span(n);
+    return true;
+  };
+  for (const ast::Item& item : file_.items()) {
+    if (auto s = ast::cast<ast::StructItem>(item.syntax())) {
+      if (declare(s.name())) structs_[std::string(s.name().text())] = StructInfo{s, Ty::error()};
+    } else if (auto f = ast::cast<ast::FnItem>(item.syntax())) {
+      if (!declare(f.name())) continue;
+      FnInfo info;
+      info.item = f;
+      info.name = std::string(f.name().text());
+      fns_[info.name] = info;
+      fn_order_.push_back(info.name);
+    }
+  }
+  // Struct fields, in declaration order (a struct may use one declared before it).
+  for (const ast::Item& item : file_.items()) {
+    auto s = ast::cast<ast::StructItem>(item.syntax());
+    if (!s || !s.name()) continue;
+    auto it = structs_.find(s.name().text());
+    if (it == structs_.end() || !(it->second.item.syntax() == s.syntax())) continue;
+    if (s.generic_params()) d_.error("E2090", "generic structs are not supported yet").primary(span(s.generic_params()));
+    std::vector<std::string> names;
+    std::vector<Ty> types;
+    std::map<std::string, Span> fields_seen;
+    if (auto fl = s.field_list())
+      for (const ast::Field& f : fl.fields()) {
+        if (!f.name()) continue;
+        std::string fname(f.name().text());
+        if (auto prev = fields_seen.find(fname); prev != fields_seen.end()) {
+          d_.error("E2004", "field `" + fname + "` is declared twice").primary(span(f.name())).secondary(prev->second, "first declared here");
+          continue;
+        }
+        fields_seen[fname] = span(f.name());
+        Ty t = f.type() ? resolve_type(f.type()) : Ty::error();
+        if (!t.has_error() && t.kind != TyKind::tensor && t.kind != TyKind::structure) {
+          d_.error("E2002", "struct fields are tensors or structs").primary(span(f.type()), "a " + t.to_string());
+          t = Ty::error();
+        }
+        names.push_back(fname);
+        types.push_back(t);
+      }
+    it->second.ty = Ty::structure(std::string(s.name().text()), names, types);
+  }
+}
+
+Ty Lowerer::resolve_type(const ast::Type& t) {
+  if (!t) return Ty::error();
+  if (auto r = ast::cast<ast::RefType>(t.syntax())) return resolve_type(r.pointee());  // borrows: not tracked yet
+  if (auto p = ast::cast<ast::ParenType>(t.syntax())) return resolve_type(p.inner());
+  if (auto tt = ast::cast<ast::TupleType>(t.syntax())) {
+    std::vector<Ty> elems;
+    for (const ast::Type& e : tt.elements()) elems.push_back(resolve_type(e));
+    return elems.empty() ? Ty::unit() : Ty::tuple(std::move(elems));
+  }
+  auto n = ast::cast<ast::NamedType>(t.syntax());
+  if (!n || !n.path()) return Ty::error();
+  std::string name = n.path().text();
+  auto dt = dtype_from_name(name);
+  if (!dt) {
+    if (auto it = structs_.find(name); it != structs_.end() && !n.shape()) {
+      if (it->second.ty.kind == TyKind::error)
+        d_.error("E2002", "struct `" + name + "` is used before its declaration is complete")
+            .primary(span(n), "here").note("declare a struct before the structs and functions that use it");
+      return it->second.ty;
+    }
+    auto& e = d_.error("E2002", "unknown type `" + name + "`").primary(span(n.path()), "not a type");
+    if (n.shape()) e.note("element types: f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool");
+    return Ty::error();
+  }
+  TensorType tt;
+  tt.dtype = *dt;
+  bool ok = true;
+  if (auto sh = n.shape())
+    for (const ast::Expr& dim : sh.dims()) {
+      if (auto lit = ast::cast<ast::Literal>(dim.syntax()); lit && lit.token().kind() == SyntaxKind::INT_NUMBER) {
+        if (auto v = syntax::int_value(lit.token().text())) {
+          tt.shape.push_back(Dim::fixed(*v));
+          continue;
+        }
+      }
+      if (auto p = ast::cast<ast::PathExpr>(dim.syntax()); p && p.name_ref()) {
+        tt.shape.push_back(Dim::symbol(std::string(p.name_ref().text())));
+        continue;
+      }
+      d_.error("E2109", "a dimension is an integer or a symbol such as `B`").primary(span(dim), "not a dimension");
+      ok = false;
+    }
+  if (auto ms = n.mem_space(); ms && ms.name_ref()) {
+    auto space = memspace_from_name(ms.name_ref().text());
+    if (!space) {
+      d_.error("E2002", "unknown memory space `" + std::string(ms.name_ref().text()) + "`")
+          .primary(span(ms.name_ref())).note("memory spaces: host, device, pinned, unified");
+      ok = false;
+    } else {
+      tt.space = *space;
+    }
+  }
+  return ok ? Ty::of(tt) : Ty::error();
+}
+
+void Lowerer::resolve_signature(FnInfo& f) {
+  if (f.item.generic_params()) {
+    d_.error("E2090", "generic functions are not supported yet").primary(span(f.item.generic_params()));
+    f.signature_ok = false;
+  }
+  std::map<std::string, Span> seen;
+  if (auto pl = f.item.param_list())
+    for (const ast::Param& p : pl.params()) {
+      auto ip = ast::cast<ast::IdentPat>(p.pattern().syntax());
+      if (!ip || !ip.name()) {
+        if (p.pattern()) d_.error("E2090", "parameters are plain names for now").primary(span(p.pattern()));
+        f.signature_ok = false;
+        continue;
+      }
+      std::string pname(ip.name().text());
+      if (auto prev = seen.find(pname); prev != seen.end()) {
+        d_.error("E2004", "parameter `" + pname + "` is declared twice").primary(span(ip.name())).secondary(prev->second, "first here");
+        f.signature_ok = false;
+      }
+      seen[pname] = span(ip.name());
+      Ty t = resolve_type(p.type());
+      if (!t.has_error() && t.kind != TyKind::tensor && t.kind != TyKind::structure && t.kind != TyKind::tuple) {
+        d_.error("E2002", "parameters are tensors, structs or tuples").primary(span(p.type()));
+        t = Ty::error();
+      }
+      if (t.has_error()) f.signature_ok = false;
+      f.param_names.push_back(pname);
+      f.params.push_back(t);
+      f.param_spans.push_back(span(p));
+    }
+  if (auto rt = f.item.ret_type()) {
+    f.ret = resolve_type(rt.type());
+    f.ret_span = span(rt.type());
+    if (f.ret.has_error()) f.signature_ok = false;
+  }
+  if (auto eff = f.item.effects())
+    for (const ast::Effect& e : eff.effects()) {
+      if (!e.name_ref()) continue;
+      std::string name(e.name_ref().text());
+      if (name != "io" && name != "rand" && name != "alloc") {
+        d_.error("E2202", "unknown effect `" + name + "`").primary(span(e), "not an effect").note("effects: io, rand, alloc");
+        continue;
+      }
+      f.effects.insert(name);
+    }
+  f.block_mode = needs_block(f.item);
+}
+
+bool Lowerer::needs_block(const ast::FnItem& fn) {
+  if (auto eff = fn.effects(); eff && !eff.effects().empty()) return true;
+  auto body = fn.body();
+  if (!body) return false;
+  syntax::Preorder walk(body.syntax());
+  syntax::Preorder::Step step;
+  while (walk.next(step)) {
+    if (!step.enter || !step.element.is_node()) continue;
+    switch (step.element.kind()) {
+      case SyntaxKind::FOR_EXPR: case SyntaxKind::WHILE_EXPR: case SyntaxKind::ASSIGN_EXPR: case SyntaxKind::IF_EXPR:
+      case SyntaxKind::RETURN_EXPR: case SyntaxKind::BREAK_EXPR: case SyntaxKind::CONTINUE_EXPR:
+        return true;
+      default: break;
+    }
+  }
+  return false;
+}
+
+void Lowerer::lower_pure_function(FnInfo& f) {
+  current_ = &f;
+  block_fn_ = nullptr;
+  scopes_.assign(1, {});
+  std::vector<ValueRef> params;
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    Binding bnd;
+    bnd.ty = f.params[i];
+    bnd.span = f.param_spans[i];
+    auto leaves = f.params[i].leaves();
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      std::string pname = f.param_names[i] + (leaves.size() > 1 ? "." + std::to_string(k) : "");
+      bnd.refs.push_back(b_.param(pname, static_cast<std::int64_t>(params.size()), leaves[k]));
+      params.push_back(bnd.refs.back());
+    }
+    bind(f.param_names[i], std::move(bnd));
+  }
+  if (!f.item.body()) return;
+  std::size_t before = d_.error_count();
+  Value v = block_value(f.item.body());
+  if (d_.error_count() > before || !v.ok()) return;
+  if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype);
+  if (!same_type(v.ty, f.ret)) {
+    auto tail = f.item.body().tail();
+    d_.error("E2101", "`" + f.name + "` returns " + v.ty.to_string() + " but declares " + f.ret.to_string())
+        .primary(tail ? span(tail) : span(f.item.body()), "this is " + v.ty.to_string())
+        .secondary(f.ret_span.valid() ? f.ret_span : span(f.item.name()), "declared " + f.ret.to_string());
+    return;
+  }
+  f.region = b_.region(f.name, params, v.refs);
+}
+
+void Lowerer::wrap_pure_function(FnInfo& f) {
+  block::Function fn;
+  fn.name = f.name;
+  fn.exported = static_cast<bool>(f.item.export_token());
+  const Region& r = prog_.graph.region(*f.region);
+  for (NodeId p : r.params) {
+    const Node& n = prog_.graph.node(p);
+    fn.params.push_back(static_cast<block::SlotId>(fn.slots.size()));
+    fn.slots.push_back({n.attrs.count("name") ? n.attrs.at("name").as<std::string>() : "arg", n.outputs[0], false});
+  }
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    fn.results.push_back(static_cast<block::SlotId>(fn.slots.size()));
+    fn.slots.push_back({r.results.size() == 1 ? std::string("result") : "result." + std::to_string(i),
+                        prog_.graph.node(r.results[i].node).outputs[r.results[i].output], false});
+  }
+  block::Stmt c{.kind = block::StmtKind::compute, .args = fn.params, .results = fn.results, .region = r.hash};
+  c.span = span(f.item);
+  fn.body.push_back(c);
+  fn.body.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = fn.results});
+  prog_.functions.push_back(std::move(fn));
+}
+
+void Lowerer::lower_block_function(FnInfo& f) {
+  current_ = &f;
+  block::Function fn;
+  block_fn_ = &fn;
+  fn.name = f.name;
+  fn.exported = static_cast<bool>(f.item.export_token());
+  fn.effects = f.effects;
+  scopes_.assign(1, {});
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    auto slots = new_slots(f.params[i], f.param_names[i], false);
+    fn.params.insert(fn.params.end(), slots.begin(), slots.end());
+    Binding bnd{.ty = f.params[i], .slots = slots, .in_slots = true, .span = f.param_spans[i]};
+    bind(f.param_names[i], std::move(bnd));
+  }
+  fn.results = new_slots(f.ret, "result", true);
+  if (f.item.body()) block_stmts(f.item.body(), fn.body, true);
+  block_fn_ = nullptr;
+  prog_.functions.push_back(std::move(fn));
+}
+
+std::vector<block::SlotId> Lowerer::new_slots(const Ty& t, const std::string& name, bool is_mut) {
+  std::vector<block::SlotId> out;
+  auto leaves = t.leaves();
+  std::vector<std::string> names;
+  // Leaf names follow the structure: p.w1, t.0 ...
+  std::function<void(const Ty&, const std::string&)> walk = [&](const Ty& ty, const std::string& prefix) {
+    if (ty.kind == TyKind::tensor) names.push_back(prefix);
+    for (std::size_t i = 0; i < ty.elems.size(); ++i)
+      walk(ty.elems[i], prefix + "." + (ty.kind == TyKind::structure ? ty.field_names[i] : std::to_string(i)));
+  };
+  walk(t, name);
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    out.push_back(static_cast<block::SlotId>(block_fn_->slots.size()));
+    block_fn_->slots.push_back({names[i], leaves[i], is_mut});
+  }
+  return out;
+}
+
+}  // namespace rung::frontend

@@ -1,0 +1,395 @@
+// Statements of functions lowered to BlockIR: let/assignment into slots, for/while/if,
+// print and read_csv (effect io), calls of other BlockIR functions, return.
+#include "frontend/lowerer.h"
+#include "ops/registry.h"
+#include "syntax/literal.h"
+
+namespace rung::frontend {
+
+using syntax::SyntaxKind;
+
+namespace {
+// BlockIR assigns copy one slot each.
+void emit_assign(std::vector<block::Stmt>& out, const std::vector<block::SlotId>& from, const std::vector<block::SlotId>& to,
+                 Span at) {
+  for (std::size_t i = 0; i < from.size() && i < to.size(); ++i)
+    out.push_back(block::Stmt{.kind = block::StmtKind::assign, .args = {from[i]}, .results = {to[i]}, .span = at});
+}
+bool is_scalar(const Ty& t, DType dt) { return t.is_tensor() && t.tensor.rank() == 0 && t.tensor.dtype == dt; }
+std::string callee_name(const ast::CallExpr& c) {
+  auto p = ast::cast<ast::PathExpr>(c.callee().syntax());
+  return p && p.name_ref() ? std::string(p.name_ref().text()) : std::string();
+}
+}  // namespace
+
+Lowerer::Slots Lowerer::compute(const std::function<Value()>& eval, Span at, std::vector<block::Stmt>& out,
+                                const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut) {
+  auto saved_params = std::move(region_params_);
+  auto saved_slots = std::move(region_param_slots_);
+  region_params_.clear();
+  region_param_slots_.clear();
+  Value v = eval();
+  if (v.weak) {
+    DType dt = v.weak_float ? DType::f32 : DType::i64;
+    if (into && !into->empty()) dt = block_fn_->slots[(*into)[0]].type.dtype;
+    v = materialize(v, dt);
+  }
+  Slots result;
+  if (v.ok() && v.ty.kind != TyKind::string) {
+    std::vector<ValueRef> params;
+    for (auto s : region_param_slots_) params.push_back(region_params_.at(s));
+    std::vector<block::SlotId> slots = into ? *into : new_slots(v.ty, hint.empty() ? "%t" + std::to_string(temp_counter_++) : hint, is_mut);
+    if (!v.refs.empty()) {
+      RegionId r = b_.region(block_fn_->name + "." + std::to_string(region_counter_++), params, v.refs);
+      block::Stmt c{.kind = block::StmtKind::compute, .args = region_param_slots_, .results = slots,
+                    .region = prog_.graph.region(r).hash};
+      c.span = at;
+      out.push_back(std::move(c));
+    }
+    result = std::make_pair(v.ty, slots);
+  } else if (v.ok()) {
+    d_.error("E2203", "a string is only an argument of print or read_csv").primary(v.span);
+  }
+  region_params_ = std::move(saved_params);
+  region_param_slots_ = std::move(saved_slots);
+  return result;
+}
+
+Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into,
+                                 bool fresh, const std::string& hint, bool is_mut) {
+  if (!e) return std::nullopt;
+  if (auto p = ast::cast<ast::PathExpr>(e.syntax()); p && p.name_ref() && !into && !fresh)
+    if (Binding* b = lookup(p.name_ref().text()); b && b->in_slots) return std::make_pair(b->ty, b->slots);
+  if (auto c = ast::cast<ast::CallExpr>(e.syntax()))
+    if (FnInfo* f = find_fn(callee_name(c)); f && f->block_mode && !lookup(f->name)) {
+      auto r = call_stmt(c, *f, out);
+      if (!r || !into) return r;
+      emit_assign(out, r->second, *into, span(e));
+      return std::make_pair(r->first, *into);
+    }
+  return compute([&] { return expr(e); }, span(e), out, into, hint, is_mut);
+}
+
+void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& out, bool fn_body) {
+  push_scope();
+  for (const ast::Stmt& s : body.statements()) block_stmt(s, out);
+  auto tail = body.tail();
+  if (!fn_body) {
+    if (tail) block_expr_stmt(tail, out);
+  } else if (tail && tail.kind() != SyntaxKind::RETURN_EXPR && tail.kind() != SyntaxKind::FOR_EXPR &&
+             tail.kind() != SyntaxKind::WHILE_EXPR && tail.kind() != SyntaxKind::IF_EXPR) {
+    std::size_t before = d_.error_count();
+    auto r = to_slots(tail, out, nullptr, true, "result");
+    if (r && !same_type(r->first, current_->ret)) {
+      d_.error("E2101", "`" + current_->name + "` returns " + r->first.to_string() + " but declares " + current_->ret.to_string())
+          .primary(span(tail), "this is " + r->first.to_string())
+          .secondary(current_->ret_span.valid() ? current_->ret_span : span(current_->item.name()), "declared " + current_->ret.to_string());
+    } else if (r && d_.error_count() == before) {
+      emit_assign(out, r->second, block_fn_->results, span(tail));
+      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = block_fn_->results, .span = span(tail)});
+    }
+  } else {
+    if (tail) block_expr_stmt(tail, out);
+    bool returns = tail && tail.kind() == SyntaxKind::RETURN_EXPR;
+    if (!returns && current_->ret.kind != TyKind::unit)
+      d_.error("E2101", "`" + current_->name + "` declares " + current_->ret.to_string() + " but its body ends without a value")
+          .primary(Span{src_, body.range().end - 1, body.range().end}, "no value here")
+          .secondary(current_->ret_span, "declared here");
+    else if (!returns)
+      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = {}, .span = span(body)});
+  }
+  pop_scope();
+}
+
+void Lowerer::block_stmt(const ast::Stmt& s, std::vector<block::Stmt>& out) {
+  if (auto let = ast::cast<ast::LetStmt>(s.syntax())) return let_stmt(let, out);
+  if (auto es = ast::cast<ast::ExprStmt>(s.syntax())) return block_expr_stmt(es.expr(), out);
+}
+
+void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out) {
+  if (!e) return;
+  switch (e.kind()) {
+    case SyntaxKind::ASSIGN_EXPR: return assign(ast::cast<ast::AssignExpr>(e.syntax()), out);
+    case SyntaxKind::FOR_EXPR: return for_loop(ast::cast<ast::ForExpr>(e.syntax()), out);
+    case SyntaxKind::WHILE_EXPR: return while_loop(ast::cast<ast::WhileExpr>(e.syntax()), out);
+    case SyntaxKind::IF_EXPR: return if_stmt(ast::cast<ast::IfExpr>(e.syntax()), out);
+    case SyntaxKind::BLOCK_EXPR: return block_stmts(ast::cast<ast::BlockExpr>(e.syntax()), out, false);
+    case SyntaxKind::RETURN_EXPR: {
+      auto r = ast::cast<ast::ReturnExpr>(e.syntax());
+      if (!r.value()) {
+        if (current_->ret.kind != TyKind::unit)
+          d_.error("E2101", "`return` without a value in a function that declares " + current_->ret.to_string()).primary(span(e));
+        out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = {}, .span = span(e)});
+        return;
+      }
+      auto v = to_slots(r.value(), out, nullptr, true, "result");
+      if (!v) return;
+      if (!same_type(v->first, current_->ret)) {
+        d_.error("E2101", "`" + current_->name + "` returns " + v->first.to_string() + " but declares " + current_->ret.to_string())
+            .primary(span(r.value()), "this is " + v->first.to_string()).secondary(current_->ret_span, "declared here");
+        return;
+      }
+      emit_assign(out, v->second, block_fn_->results, span(e));
+      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = block_fn_->results, .span = span(e)});
+      return;
+    }
+    case SyntaxKind::BREAK_EXPR:
+    case SyntaxKind::CONTINUE_EXPR:
+      d_.error("E2090", "`break` and `continue` are not supported yet").primary(span(e));
+      return;
+    case SyntaxKind::CALL_EXPR: {
+      auto c = ast::cast<ast::CallExpr>(e.syntax());
+      std::string name = callee_name(c);
+      if (name == "print" && !lookup(name)) return print_stmt(c, out);
+      (void)to_slots(e, out);
+      return;
+    }
+    default: (void)to_slots(e, out); return;
+  }
+}
+
+void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
+  auto init = s.init();
+  if (!init) return;
+  auto ip = ast::cast<ast::IdentPat>(s.pattern().syntax());
+  bool is_mut = ip && ip.mut_token();
+  std::string hint = ip && ip.name() ? std::string(ip.name().text()) : s.pattern() ? s.pattern().syntax().text() : "_";
+  Slots r;
+  auto c = ast::cast<ast::CallExpr>(init.syntax());
+  if (c && callee_name(c) == "read_csv" && !lookup("read_csv")) r = read_csv(c, s.type(), out);
+  else r = to_slots(init, out, nullptr, true, hint, is_mut);
+  if (!r) {
+    bind_pattern(s.pattern(), Ty::error(), {}, {}, true, span(s));
+    return;
+  }
+  if (s.type() && !(c && callee_name(c) == "read_csv")) {
+    Ty want = resolve_type(s.type());
+    if (!want.has_error() && !same_type(want, r->first))
+      d_.error("E2101", "`let` declares " + want.to_string() + " but the value is " + r->first.to_string())
+          .primary(span(init), "this is " + r->first.to_string())
+          .secondary(span(s.type()), "declared here");
+  }
+  if (is_mut)
+    for (auto slot : r->second) block_fn_->slots[slot].is_mutable = true;
+  bind_pattern(s.pattern(), r->first, r->second, {}, true, span(s));
+}
+
+void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
+  auto target = e.target();
+  // The target: a variable, or a field path into one (`p.w1`).
+  std::vector<std::string> fields;
+  ast::Expr root = target;
+  while (auto fe = ast::cast<ast::FieldExpr>(root.syntax())) {
+    if (!fe.field()) return;
+    fields.insert(fields.begin(), std::string(fe.field().text()));
+    root = fe.receiver();
+  }
+  auto p = ast::cast<ast::PathExpr>(root.syntax());
+  if (!p || !p.name_ref()) {
+    d_.error("E2108", "only variables and their fields can be assigned").primary(span(target));
+    return;
+  }
+  Binding* b = lookup(p.name_ref().text());
+  if (!b) {
+    (void)expr(root);  // reports the unknown name
+    return;
+  }
+  if (!b->in_slots || !b->is_mut) {
+    d_.error("E2108", "cannot assign to `" + std::string(p.name_ref().text()) + "`: it is not declared `let mut`")
+        .primary(span(target), "assignment").secondary(b->span, "declared here");
+    return;
+  }
+  Ty ty = b->ty;
+  std::size_t offset = 0;
+  for (const auto& f : fields) {
+    auto it = ty.kind == TyKind::structure ? std::find(ty.field_names.begin(), ty.field_names.end(), f) : ty.field_names.end();
+    if (it == ty.field_names.end()) {
+      (void)expr(target);  // reports the bad field
+      return;
+    }
+    std::size_t i = static_cast<std::size_t>(it - ty.field_names.begin());
+    for (std::size_t k = 0; k < i; ++k) offset += ty.elems[k].leaf_count();
+    Ty next = ty.elems[i];
+    ty = next;
+  }
+  std::vector<block::SlotId> slots(b->slots.begin() + static_cast<std::ptrdiff_t>(offset),
+                                   b->slots.begin() + static_cast<std::ptrdiff_t>(offset + ty.leaf_count()));
+  const char* opname = nullptr;
+  switch (e.op_token().kind()) {
+    case SyntaxKind::PLUSEQ: opname = "add"; break;
+    case SyntaxKind::MINUSEQ: opname = "sub"; break;
+    case SyntaxKind::STAREQ: opname = "mul"; break;
+    case SyntaxKind::SLASHEQ: opname = "div"; break;
+    case SyntaxKind::ATEQ: opname = "matmul"; break;
+    case SyntaxKind::PERCENTEQ: opname = "remainder"; break;
+    default: break;
+  }
+  Ty want = ty;
+  std::size_t before = d_.error_count();
+  auto r = compute(
+      [&]() -> Value {
+        Value v = expr(e.value());
+        if (!opname || !v.ok()) return v;
+        const ops::OpDef* op = ops::op_registry().find(opname);
+        if (!op) {
+          d_.error("E2090", "no op `" + std::string(opname) + "` in this build").primary(span(e.op_token()));
+          return error_value(span(e));
+        }
+        return apply_op(*op, {expr(target), v}, {}, span(e), span(e.op_token()));
+      },
+      span(e), out, nullptr, "%assign", false);
+  if (!r || d_.error_count() > before) return;
+  if (!same_type(r->first, want)) {
+    d_.error("E2101", "cannot assign " + r->first.to_string() + " to `" + target.syntax().text() + "` of type " + want.to_string())
+        .primary(span(e.value()), "this is " + r->first.to_string())
+        .secondary(b->span, "declared here");
+    return;
+  }
+  emit_assign(out, r->second, slots, span(e));
+}
+
+void Lowerer::for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out) {
+  auto range = ast::cast<ast::RangeExpr>(e.iterable().syntax());
+  if (!range || !range.start() || !range.end() || range.op_token().kind() != SyntaxKind::DOT2) {
+    if (e.iterable()) d_.error("E2090", "`for` loops run over a range `a..b` for now").primary(span(e.iterable()));
+    return;
+  }
+  auto lo = to_slots(range.start(), out, nullptr, false, "%lo");
+  auto hi = to_slots(range.end(), out, nullptr, false, "%hi");
+  if (!lo || !hi) return;
+  for (auto [v, x] : {std::pair{&*lo, range.start()}, std::pair{&*hi, range.end()}})
+    if (!is_scalar(v->first, DType::i64)) {
+      d_.error("E2107", "range bounds are i64 scalars, not " + v->first.to_string()).primary(span(x));
+      return;
+    }
+  block::Stmt loop{.kind = block::StmtKind::for_range, .args = {lo->second[0], hi->second[0]}};
+  loop.span = span(e);
+  push_scope();
+  std::string var = "%i";
+  auto ip = ast::cast<ast::IdentPat>(e.pattern().syntax());
+  if (ip && ip.name()) var = std::string(ip.name().text());
+  Ty it = Ty::of(TensorType{DType::i64, {}});
+  auto slots = new_slots(it, var, false);
+  loop.results = slots;
+  if (ip) bind_pattern(e.pattern(), it, slots, {}, true, span(e.pattern()));
+  if (e.body()) block_stmts(e.body(), loop.body, false);
+  pop_scope();
+  out.push_back(std::move(loop));
+}
+
+void Lowerer::while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out) {
+  block::Stmt loop{.kind = block::StmtKind::while_loop};
+  loop.span = span(e);
+  auto c = to_slots(e.condition(), loop.cond_body, nullptr, true, "%cond");
+  if (!c) return;
+  if (!is_scalar(c->first, DType::boolean)) {
+    d_.error("E2107", "a `while` condition is a bool scalar, not " + c->first.to_string()).primary(span(e.condition()));
+    return;
+  }
+  loop.args = {c->second[0]};
+  if (e.body()) block_stmts(e.body(), loop.body, false);
+  out.push_back(std::move(loop));
+}
+
+void Lowerer::if_stmt(const ast::IfExpr& e, std::vector<block::Stmt>& out) {
+  auto c = to_slots(e.condition(), out, nullptr, true, "%cond");
+  if (!c) return;
+  if (!is_scalar(c->first, DType::boolean)) {
+    d_.error("E2107", "an `if` condition is a bool scalar, not " + c->first.to_string()).primary(span(e.condition()));
+    return;
+  }
+  block::Stmt s{.kind = block::StmtKind::if_else, .args = {c->second[0]}};
+  s.span = span(e);
+  if (e.then_branch()) block_stmts(e.then_branch(), s.body, false);
+  if (auto el = e.else_branch()) {
+    if (auto nested = ast::cast<ast::IfExpr>(el.syntax())) if_stmt(nested, s.else_body);
+    else if (auto blk = ast::cast<ast::BlockExpr>(el.syntax())) block_stmts(blk, s.else_body, false);
+  }
+  out.push_back(std::move(s));
+}
+
+void Lowerer::print_stmt(const ast::CallExpr& e, std::vector<block::Stmt>& out) {
+  if (!need_effect("io", span(e.callee()), "`print` writes output")) return;
+  block::Stmt p{.kind = block::StmtKind::print};
+  p.span = span(e);
+  if (!e.arg_list()) return;
+  for (const ast::NamedArg& n : e.arg_list().named()) d_.error("E2203", "print takes no named arguments").primary(span(n));
+  for (const ast::Expr& a : e.arg_list().positional()) {
+    if (auto lit = ast::cast<ast::Literal>(a.syntax()); lit && lit.token().kind() == SyntaxKind::STRING) {
+      if (auto s = syntax::string_value(lit.token().text())) p.items.push_back({*s, std::nullopt});
+      continue;
+    }
+    auto r = to_slots(a, out);
+    if (!r) return;
+    if (r->second.empty()) {
+      d_.error("E2203", "print shows tensors and strings, not " + r->first.to_string()).primary(span(a));
+      return;
+    }
+    for (auto s : r->second) p.items.push_back({"", s});
+  }
+  out.push_back(std::move(p));
+}
+
+Lowerer::Slots Lowerer::read_csv(const ast::CallExpr& e, const ast::Type& annotation, std::vector<block::Stmt>& out) {
+  if (!need_effect("io", span(e.callee()), "`read_csv` reads a file")) return std::nullopt;
+  auto args = e.arg_list() ? e.arg_list().positional() : std::vector<ast::Expr>{};
+  auto lit = args.size() == 1 ? ast::cast<ast::Literal>(args[0].syntax()) : ast::Literal();
+  std::optional<std::string> path;
+  if (lit && lit.token().kind() == SyntaxKind::STRING) path = syntax::string_value(lit.token().text());
+  if (!path || (e.arg_list() && !e.arg_list().named().empty())) {
+    d_.error("E2203", "read_csv takes one string literal: the path (relative paths start at the source file's folder)")
+        .primary(span(e));
+    return std::nullopt;
+  }
+  int k = temp_counter_++;
+  TensorType t{DType::f32, {Dim::symbol("rows" + std::to_string(k)), Dim::symbol("cols" + std::to_string(k))}};
+  if (annotation) {
+    Ty want = resolve_type(annotation);
+    if (want.has_error()) return std::nullopt;
+    if (!want.is_tensor() || want.tensor.rank() != 2) {
+      d_.error("E2203", "read_csv produces a matrix: annotate it as DTYPE[ROWS, COLS], not " + want.to_string())
+          .primary(span(annotation));
+      return std::nullopt;
+    }
+    t = want.tensor;
+  }
+  Ty ty = Ty::of(t);
+  auto slots = new_slots(ty, "%csv" + std::to_string(k), false);
+  block::Stmt r{.kind = block::StmtKind::read, .results = slots, .callee = "csv", .text = *path};
+  r.span = span(e);
+  out.push_back(std::move(r));
+  return std::make_pair(ty, slots);
+}
+
+Lowerer::Slots Lowerer::call_stmt(const ast::CallExpr& e, FnInfo& f, std::vector<block::Stmt>& out) {
+  Span cs = span(e.callee());
+  bool ok = true;
+  for (const auto& eff : f.effects) ok = need_effect(eff, cs, "`" + f.name + "` has the effect !" + eff) && ok;
+  if (!ok || !f.signature_ok) return std::nullopt;
+  auto args = e.arg_list() ? e.arg_list().positional() : std::vector<ast::Expr>{};
+  if (args.size() != f.params.size()) {
+    d_.error("E2006", "`" + f.name + "` takes " + std::to_string(f.params.size()) + " arguments, got " + std::to_string(args.size()))
+        .primary(span(e)).secondary(span(f.item.name()), "declared here");
+    return std::nullopt;
+  }
+  block::Stmt c{.kind = block::StmtKind::call, .callee = f.name};
+  c.span = span(e);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    auto r = to_slots(args[i], out);
+    if (!r) return std::nullopt;
+    if (!same_type(r->first, f.params[i])) {
+      d_.error("E2104", "argument `" + f.param_names[i] + "` of `" + f.name + "` expects " + f.params[i].to_string() + ", got " +
+                            r->first.to_string())
+          .primary(span(args[i]), "this is " + r->first.to_string())
+          .secondary(f.param_spans[i], "parameter declared here");
+      return std::nullopt;
+    }
+    c.args.insert(c.args.end(), r->second.begin(), r->second.end());
+  }
+  c.results = new_slots(f.ret, "%" + f.name, false);
+  auto results = c.results;
+  out.push_back(std::move(c));
+  return std::make_pair(f.ret, results);
+}
+
+}  // namespace rung::frontend

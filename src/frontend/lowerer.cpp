@@ -1,0 +1,99 @@
+// The walk's driver and small helpers: scopes, slot params, name suggestions.
+#include "frontend/lowerer.h"
+
+#include "frontend/determinism.h"
+#include "ir/block/verify.h"
+#include "ops/registry.h"
+
+namespace rung::frontend {
+
+std::optional<block::Program> Lowerer::run() {
+  std::size_t errors_before = d_.error_count();
+  auto det = resolve_determinism(file_, src_, d_);
+  prog_.module = "main";
+  if (auto m = file_.module_decl(); m && m.path()) prog_.module = m.path().text();
+  if (det) prog_.determinism = *det;
+  for (const ast::Item& item : file_.items())
+    if (auto imp = ast::cast<ast::Import>(item.syntax()))
+      d_.error("E2090", "imports of other .rung files are not supported yet").primary(span(imp), "import");
+  collect_items();
+  for (auto& name : fn_order_) resolve_signature(fns_.find(name)->second);
+  for (auto& name : fn_order_) {
+    FnInfo& f = fns_.find(name)->second;
+    if (det) check_function_tiers(f.item, *det, src_, d_);
+    if (!f.signature_ok || f.block_mode || f.state != 0) continue;
+    f.state = 1;
+    lower_pure_function(f);
+    f.state = 2;
+  }
+  for (auto& name : fn_order_) {
+    FnInfo& f = fns_.find(name)->second;
+    if (!f.signature_ok) continue;
+    if (f.block_mode) lower_block_function(f);
+    else if (f.region) wrap_pure_function(f);
+  }
+  for (auto& name : fn_order_)  // pure functions are the graph's entry points (what a .keg holds)
+    if (const FnInfo& f = fns_.find(name)->second; f.region) prog_.graph.set_export(f.name, *f.region);
+  if (d_.error_count() > errors_before || !det) return std::nullopt;
+  DiagnosticSink verify_diags;
+  if (!block::verify(prog_, verify_diags)) {
+    // A lowering bug, not a user error: say so and show what the verifier found.
+    for (const auto& v : verify_diags.all()) {
+      auto& e = d_.error("E2999", "internal error: the lowered program is invalid: " + v.message);
+      e.note("this is a bug in rung's front end (" + v.code + ")");
+    }
+    return std::nullopt;
+  }
+  return std::move(prog_);
+}
+
+Binding* Lowerer::lookup(std::string_view name) {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+    if (auto f = it->find(name); f != it->end()) return &f->second;
+  return nullptr;
+}
+
+ValueRef Lowerer::slot_param(block::SlotId s) {
+  if (auto it = region_params_.find(s); it != region_params_.end()) return it->second;
+  const block::Slot& slot = block_fn_->slots[s];
+  ValueRef r = b_.param(slot.name, static_cast<std::int64_t>(region_param_slots_.size()), slot.type);
+  region_params_[s] = r;
+  region_param_slots_.push_back(s);
+  return r;
+}
+
+FnInfo* Lowerer::find_fn(std::string_view name) {
+  auto it = fns_.find(name);
+  return it == fns_.end() ? nullptr : &it->second;
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::string Lowerer::closest_name(std::string_view name) const {
+  std::string best;
+  std::size_t best_d = name.size() <= 3 ? 2 : 3;
+  auto consider = [&](std::string_view cand) {
+    std::size_t dist = edit_distance(name, cand);
+    if (dist < best_d) best_d = dist, best = std::string(cand);
+  };
+  for (const auto& sc : scopes_)
+    for (const auto& [n, b] : sc) consider(n);
+  for (const auto& [n, f] : fns_) consider(n);
+  for (const ops::OpDef* op : ops::op_registry().all()) consider(op->name);
+  for (const char* builtin : {"print", "read_csv", "value_and_grad"}) consider(builtin);
+  return best;
+}
+
+}  // namespace rung::frontend
