@@ -8,9 +8,39 @@
 
 namespace rung::num {
 
+// fma(a, b, c) for f32 from binary64 mul/add only. The product of two floats is exact in
+// a double; the sum s = p + c rounds once to 53 bits, and rounding s to float again is only
+// wrong when s lands exactly on a float midpoint while p + c did not (then the tie-break
+// must follow the sign of the lost error, found exactly with TwoSum).
+RUNG_HD float fma_f32_soft(float a, float b, float c) {
+  double p = static_cast<double>(a) * static_cast<double>(b);
+  double cd = static_cast<double>(c);
+  double s = p + cd;
+  if (is_nan(s) || is_inf(s) || is_inf(p)) return static_cast<float>(s);
+  // TwoSum: err = (p + cd) - s exactly.
+  double bv = s - p;
+  double av = s - bv;
+  double err = (p - av) + (cd - bv);
+  if (err == 0.0) return static_cast<float>(s);
+  std::uint64_t u = bits_of(s);
+  int exp = static_cast<int>((u >> 52) & 0x7FF) - 1023;
+  // Bits of the double below float precision: 29 in the normal float range, more below it.
+  int extra = exp >= -126 ? 29 : 29 + (-126 - exp);
+  if (extra > 53) return static_cast<float>(s);  // far below the smallest subnormal: rounds to 0 either way
+  std::uint64_t mask = (std::uint64_t{1} << extra) - 1;
+  std::uint64_t half = std::uint64_t{1} << (extra - 1);
+  if ((u & mask) != half) return static_cast<float>(s);
+  // On a midpoint: move s one double ulp towards the exact value, off the midpoint.
+  bool away = (err > 0.0) == (s > 0.0);
+  u = away ? u + 1 : u - 1;
+  return static_cast<float>(f64_from_bits(u));
+}
+
 RUNG_HD float fma_f32(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(a, b, c);
+#elif defined(__wasm__)
+  return fma_f32_soft(a, b, c);  // WebAssembly has no fma instruction
 #else
   return __builtin_fmaf(a, b, c);
 #endif
@@ -38,34 +68,6 @@ RUNG_HD double sqrt_f64(double x) {
 #else
   return __builtin_sqrt(x);
 #endif
-}
-
-// fma(a, b, c) for f32 from binary64 mul/add only. The product of two floats is exact in
-// a double; the sum s = p + c rounds once to 53 bits, and rounding s to float again is only
-// wrong when s lands exactly on a float midpoint while p + c did not (then the tie-break
-// must follow the sign of the lost error, found exactly with TwoSum).
-RUNG_HD float fma_f32_soft(float a, float b, float c) {
-  double p = static_cast<double>(a) * static_cast<double>(b);
-  double cd = static_cast<double>(c);
-  double s = p + cd;
-  if (is_nan(s) || is_inf(s) || is_inf(p)) return static_cast<float>(s);
-  // TwoSum: err = (p + cd) - s exactly.
-  double bv = s - p;
-  double av = s - bv;
-  double err = (p - av) + (cd - bv);
-  if (err == 0.0) return static_cast<float>(s);
-  std::uint64_t u = bits_of(s);
-  int exp = static_cast<int>((u >> 52) & 0x7FF) - 1023;
-  // Bits of the double below float precision: 29 in the normal float range, more below it.
-  int extra = exp >= -126 ? 29 : 29 + (-126 - exp);
-  if (extra > 53) return static_cast<float>(s);  // far below the smallest subnormal: rounds to 0 either way
-  std::uint64_t mask = (std::uint64_t{1} << extra) - 1;
-  std::uint64_t half = std::uint64_t{1} << (extra - 1);
-  if ((u & mask) != half) return static_cast<float>(s);
-  // On a midpoint: move s one double ulp towards the exact value, off the midpoint.
-  bool away = (err > 0.0) == (s > 0.0);
-  u = away ? u + 1 : u - 1;
-  return static_cast<float>(f64_from_bits(u));
 }
 
 }  // namespace rung::num
