@@ -37,3 +37,12 @@ fuzz-keg: setup
 
 clean:
 	rm -rf $(BUILD) build-fuzz
+
+# libFuzzer on the syntax layer (clang): make fuzz-syntax FUZZ_SECONDS=60
+.PHONY: fuzz-syntax
+fuzz-syntax: setup
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNG_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz --target syntax_fuzz -j $(JOBS)
+	@mkdir -p build-fuzz/corpus-syntax && cp -n examples/*.rung tests/syntax/cases/*.rung build-fuzz/corpus-syntax/ 2>/dev/null || true
+	build-fuzz/tests/fuzz/syntax_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-syntax

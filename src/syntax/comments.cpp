@@ -14,6 +14,8 @@ std::string_view trim_end(std::string_view s) {
 }  // namespace
 
 CommentMap::CommentMap(SyntaxNode root) {
+  has_comments_.resize(root.range().end + 1);
+  blank_before_.resize(root.range().end + 1);
   std::vector<Comment> pending;
   std::uint32_t prev = kEnd;  // offset of the previous significant token, kEnd before the first
   int newlines = 0;           // since the last token or comment
@@ -29,10 +31,12 @@ CommentMap::CommentMap(SyntaxNode root) {
       if (same_line > 0 && pending[same_line - 1].newline_after) split = same_line;
     }
     if (split > 0) {
+      has_comments_[prev] = true;
       auto& t = map_[prev].trailing;
       t.insert(t.end(), pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(split));
     }
     if (split < pending.size()) {
+      if (next != kEnd) has_comments_[next] = true;
       auto& l = map_[next].leading;
       l.insert(l.end(), pending.begin() + static_cast<std::ptrdiff_t>(split), pending.end());
     }
@@ -62,7 +66,7 @@ CommentMap::CommentMap(SyntaxNode root) {
       continue;
     }
     std::uint32_t offset = t.range().begin;
-    if (newlines >= 2) blank_before_.insert(offset);
+    if (newlines >= 2) blank_before_[offset] = true;
     settle(offset);
     prev = offset;
     newlines = 0;
@@ -72,9 +76,5 @@ CommentMap::CommentMap(SyntaxNode root) {
   settle(kEnd);
 }
 
-const TokenComments* CommentMap::at(std::uint32_t offset) const {
-  auto it = map_.find(offset);
-  return it == map_.end() ? nullptr : &it->second;
-}
 
 }  // namespace rung::syntax

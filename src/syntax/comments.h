@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "syntax/tree.h"
@@ -36,14 +35,20 @@ class CommentMap {
   explicit CommentMap(SyntaxNode root);
 
   // Keyed by the token's start offset (or kEnd).
-  const TokenComments* at(std::uint32_t offset) const;
+  const TokenComments* at(std::uint32_t offset) const {
+    if (offset != kEnd && (offset >= has_comments_.size() || !has_comments_[offset])) return nullptr;
+    auto it = map_.find(offset);
+    return it == map_.end() ? nullptr : &it->second;
+  }
   // Whether an empty line precedes the token at `offset`, ignoring its leading comments.
-  bool blank_before(std::uint32_t offset) const { return blank_before_.count(offset) != 0; }
+  bool blank_before(std::uint32_t offset) const { return offset < blank_before_.size() && blank_before_[offset]; }
   std::size_t comment_count() const { return count_; }
 
  private:
   std::unordered_map<std::uint32_t, TokenComments> map_;
-  std::unordered_set<std::uint32_t> blank_before_;
+  // By offset: most tokens have no comments, and a bit answers that without hashing.
+  std::vector<bool> has_comments_;
+  std::vector<bool> blank_before_;
   std::size_t count_ = 0;
 };
 

@@ -87,17 +87,17 @@ std::string dump_events(const Lexed& lexed, const ParseOutput& po) {
       case EventKind::Start:
         out += "START ";
         out += kind_name(e.syntax);
-        if (e.forward_parent) out += " (forward parent at event " + std::to_string(i + e.forward_parent) + ")";
+        if (e.data) out += " (forward parent at event " + std::to_string(i + e.data) + ")";
         ++depth;
         break;
       case EventKind::Finish: out += "FINISH"; break;
       case EventKind::Token:
         out += "TOKEN ";
         out += kind_name(e.syntax);
-        out += range_text(lexed.begin(e.index), lexed.end(e.index)) + " " + quote(lexed.text(e.index));
+        out += range_text(lexed.begin(e.data), lexed.end(e.data)) + " " + quote(lexed.text(e.data));
         break;
       case EventKind::Error: {
-        const Diagnostic& d = po.diagnostics[e.index];
+        const Diagnostic& d = po.diagnostics[e.data];
         out += "ERROR " + d.code + " " + quote(d.message);
         break;
       }

@@ -34,7 +34,7 @@ DocId Formatter::comment(const Comment& c) { return d_.text(c.text); }
 DocId Formatter::leading(SyntaxToken t) {
   std::uint32_t key = t ? t.range().begin : CommentMap::kEnd;
   const TokenComments* tc = comments_.at(key);
-  if (!tc || tc->leading.empty() || hoisted_.count(key)) return d_.nil();
+  if (!tc || tc->leading.empty() || (key != CommentMap::kEnd && hoisted_[key])) return d_.nil();
   std::vector<DocId> parts;
   for (std::size_t i = 0; i < tc->leading.size(); ++i) {
     const Comment& c = tc->leading[i];
@@ -86,7 +86,7 @@ DocId Formatter::hoist(SyntaxNode n) {
   SyntaxToken t = first_significant_token(n);
   if (!t) return d_.nil();
   DocId doc = leading(t);
-  hoisted_.insert(t.range().begin);
+  hoisted_[t.range().begin] = true;
   return doc;
 }
 
@@ -366,6 +366,7 @@ bool before_closer(SyntaxToken t) {
 
 Fingerprint fingerprint(const SyntaxTree& tree) {
   Fingerprint f;
+  f.items.reserve(tree.root().range().end / 2);
   Preorder walk(tree.root());
   Preorder::Step step;
   while (walk.next(step)) {

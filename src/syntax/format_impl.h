@@ -2,7 +2,6 @@
 // points) and format_exprs.cpp (statements, blocks, expressions). Not a public header.
 #pragma once
 
-#include <unordered_set>
 #include <vector>
 
 #include "syntax/comments.h"
@@ -19,7 +18,7 @@ struct ListStyle {
 
 class Formatter {
  public:
-  explicit Formatter(SyntaxNode root) : root_(root), comments_(root) {}
+  explicit Formatter(SyntaxNode root) : root_(root), comments_(root), hoisted_(root.range().end + 1) {}
   DocId source_file();
   Docs& docs() { return d_; }
 
@@ -60,7 +59,7 @@ class Formatter {
   SyntaxNode root_;
   CommentMap comments_;
   Docs d_;
-  std::unordered_set<std::uint32_t> hoisted_;  // tokens whose leading comments are already out
+  std::vector<bool> hoisted_;  // by token offset: its leading comments are already out
 };
 
 // Significant tokens and nodes directly under `n`, in order (trivia left out).

@@ -8,12 +8,13 @@
 namespace rung::syntax {
 
 void* Arena::allocate(std::size_t bytes, std::size_t align) {
-  RUNG_CHECK(align <= alignof(std::max_align_t), "over-aligned arena allocation");
-  std::size_t pad = left_ ? (align - reinterpret_cast<std::uintptr_t>(cursor_) % align) % align : 0;
+  RUNG_CHECK(align <= alignof(std::max_align_t) && (align & (align - 1)) == 0, "bad arena alignment");
+  std::size_t pad = (0 - reinterpret_cast<std::uintptr_t>(cursor_)) & (align - 1);
   if (pad + bytes > left_) {
     // Blocks grow with the tree so big files need few of them; huge requests get their own.
-    std::size_t size = std::max<std::size_t>(bytes, std::size_t{4096} << std::min<std::size_t>(blocks_.size(), 10));
-    blocks_.push_back(std::make_unique<std::byte[]>(size));
+    // Not zeroed: every object placed here is constructed.
+    std::size_t size = std::max<std::size_t>(bytes, std::size_t{4096} << std::min<std::size_t>(blocks_.size(), 12));
+    blocks_.push_back(std::unique_ptr<std::byte[]>(new std::byte[size]));
     cursor_ = blocks_.back().get();
     left_ = size;
     pad = 0;
@@ -23,6 +24,15 @@ void* Arena::allocate(std::size_t bytes, std::size_t align) {
   left_ -= pad + bytes;
   used_ += pad + bytes;
   return p;
+}
+
+const GreenNode* GreenNode::make(Arena& arena, SyntaxKind kind, std::uint32_t width, const GreenElement* children,
+                                 std::uint32_t count) {
+  void* mem = arena.allocate(sizeof(GreenNode) + sizeof(GreenElement) * count, alignof(GreenNode));
+  auto* node = new (mem) GreenNode(kind, width, count);
+  auto* kids = reinterpret_cast<GreenElement*>(node + 1);
+  for (std::uint32_t i = 0; i < count; ++i) new (kids + i) GreenElement(children[i]);
+  return node;
 }
 
 void append_text(const GreenNode& root, std::string& out) {

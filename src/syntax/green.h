@@ -43,23 +43,27 @@ class GreenElement {
   std::uintptr_t bits_ = 0;
 };
 
-class GreenNode {
+class Arena;
+
+// A node and its children in one allocation: the header, then `count` elements.
+class alignas(8) GreenNode {
  public:
-  GreenNode(SyntaxKind kind, std::uint32_t width, std::uint32_t count, const GreenElement* children)
-      : kind_(kind), count_(count), width_(width), children_(children) {}
+  static const GreenNode* make(Arena& arena, SyntaxKind kind, std::uint32_t width, const GreenElement* children,
+                               std::uint32_t count);
   SyntaxKind kind() const { return kind_; }
   std::uint32_t width() const { return width_; }
   std::uint32_t child_count() const { return count_; }
-  GreenElement child(std::uint32_t i) const { return children_[i]; }
-  const GreenElement* begin() const { return children_; }
-  const GreenElement* end() const { return children_ + count_; }
+  GreenElement child(std::uint32_t i) const { return begin()[i]; }
+  const GreenElement* begin() const { return reinterpret_cast<const GreenElement*>(this + 1); }
+  const GreenElement* end() const { return begin() + count_; }
 
  private:
+  GreenNode(SyntaxKind kind, std::uint32_t width, std::uint32_t count) : kind_(kind), count_(count), width_(width) {}
   SyntaxKind kind_;
   std::uint32_t count_;
   std::uint32_t width_;
-  const GreenElement* children_;
 };
+static_assert(sizeof(GreenNode) % alignof(GreenElement) == 0);
 
 inline SyntaxKind GreenElement::kind() const { return is_token() ? token()->kind : node()->kind(); }
 inline std::uint32_t GreenElement::width() const { return is_token() ? token()->length : node()->width(); }

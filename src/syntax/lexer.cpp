@@ -40,16 +40,16 @@ class Lexer {
  public:
   Lexer(std::string_view text, SourceId source) : text_(text), source_(source) {
     out_.text_ = text;
-    // A rough guess (one token per 4 bytes) saves most reallocations on big files.
-    out_.kinds_.reserve(text.size() / 4 + 2);
-    out_.starts_.reserve(text.size() / 4 + 3);
-    out_.flags_.reserve(text.size() / 4 + 2);
+    // There are at most as many tokens as bytes. Reserving that much costs address space
+    // only (big blocks are mapped lazily) and saves the copies of regrowing on big files.
+    std::size_t guess = text.size() + 2;
+    out_.kinds_.reserve(guess);
+    out_.starts_.reserve(guess + 1);
   }
 
   Lexed run() {
     while (pos_ < text_.size()) next_token();
-    std::uint8_t eof_flags = unterminated_comment_ ? Lexed::kHasError : 0;
-    push(SyntaxKind::END_OF_FILE, static_cast<std::uint32_t>(text_.size()), eof_flags);
+    push(SyntaxKind::END_OF_FILE, static_cast<std::uint32_t>(text_.size()), unterminated_comment_);
     out_.starts_.push_back(static_cast<std::uint32_t>(text_.size()));
     return std::move(out_);
   }
@@ -58,10 +58,10 @@ class Lexer {
   unsigned char at(std::size_t i) const { return i < text_.size() ? static_cast<unsigned char>(text_[i]) : 0; }
   bool more(std::size_t i) const { return i < text_.size(); }
 
-  void push(SyntaxKind k, std::uint32_t begin, std::uint8_t flags) {
+  void push(SyntaxKind k, std::uint32_t begin, bool error) {
+    if (error) out_.errors_.push_back(static_cast<std::uint32_t>(out_.kinds_.size()));
     out_.kinds_.push_back(k);
     out_.starts_.push_back(begin);
-    out_.flags_.push_back(flags);
     if (!is_trivia(k)) prev_significant_ = k;
   }
 
@@ -80,7 +80,7 @@ class Lexer {
     token_error_ = false;
     SyntaxKind kind = scan();
     RUNG_CHECK(pos_ > start, "the lexer must consume at least one byte per token");
-    push(kind, static_cast<std::uint32_t>(start), token_error_ ? Lexed::kHasError : 0);
+    push(kind, static_cast<std::uint32_t>(start), token_error_);
   }
 
   SyntaxKind scan() {

@@ -4,6 +4,7 @@
 // once with an E10xx diagnostic, and lexing continues after them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -15,15 +16,15 @@ namespace rung::syntax {
 
 class Lexed {
  public:
-  // Token flags.
-  static constexpr std::uint8_t kHasError = 1;  // the lexer reported a diagnostic inside this token
-
   std::size_t size() const { return kinds_.size(); }  // includes the final END_OF_FILE
   SyntaxKind kind(std::size_t i) const { return kinds_[i]; }
   std::uint32_t begin(std::size_t i) const { return starts_[i]; }
   std::uint32_t end(std::size_t i) const { return starts_[i + 1]; }
   std::string_view text(std::size_t i) const { return text_.substr(begin(i), end(i) - begin(i)); }
-  bool has_error(std::size_t i) const { return (flags_[i] & kHasError) != 0; }
+  // Whether the lexer reported a diagnostic inside token `i`.
+  bool has_error(std::size_t i) const {
+    return !errors_.empty() && std::binary_search(errors_.begin(), errors_.end(), static_cast<std::uint32_t>(i));
+  }
   std::string_view source() const { return text_; }
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
 
@@ -32,13 +33,13 @@ class Lexed {
   std::string_view text_;
   std::vector<SyntaxKind> kinds_;
   std::vector<std::uint32_t> starts_;  // size() + 1 entries; the last is text_.size()
-  std::vector<std::uint8_t> flags_;
+  std::vector<std::uint32_t> errors_;  // indices of tokens with a diagnostic, ascending
   std::vector<Diagnostic> diags_;
 };
 
 // Lexes `text` (which must outlive the result). Diagnostics carry spans in `source`.
-// The last token is a zero-width END_OF_FILE; it carries kHasError when the file ended
-// inside an unterminated block comment, so the parser knows the end was already reported.
+// The last token is a zero-width END_OF_FILE; has_error() is true for it when the file
+// ended inside an unterminated block comment, so the parser knows the end was reported.
 Lexed lex(std::string_view text, SourceId source = kNoSource);
 
 }  // namespace rung::syntax

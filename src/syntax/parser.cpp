@@ -8,7 +8,7 @@ CompletedMarker Marker::complete(Parser& p, SyntaxKind kind) {
   Event& e = p.out_.events[pos_];
   e.kind = EventKind::Start;
   e.syntax = kind;
-  p.out_.events.push_back(Event{EventKind::Finish, kind, 0, 0});
+  p.out_.events.push_back(Event{EventKind::Finish, kind, 0});
   return CompletedMarker(pos_, kind);
 }
 
@@ -23,7 +23,7 @@ void Marker::abandon(Parser& p) {
 Marker CompletedMarker::precede(Parser& p) const {
   Marker m = p.start();
   m.preceding_ = true;
-  p.out_.events[start_].forward_parent = m.pos_ - start_;
+  p.out_.events[start_].data = m.pos_ - start_;
   return m;
 }
 
@@ -33,39 +33,27 @@ CompletedMarker CompletedMarker::change_kind(Parser& p, SyntaxKind kind) const {
 }
 
 Parser::Parser(const Lexed& lexed, SourceId source) : lexed_(lexed), source_(source) {
-  significant_.reserve(lexed.size() / 2 + 1);
-  for (std::size_t i = 0; i < lexed.size(); ++i)
-    if (!is_trivia(lexed.kind(i))) significant_.push_back(static_cast<std::uint32_t>(i));
-  RUNG_CHECK(!significant_.empty() && lexed.kind(significant_.back()) == SyntaxKind::END_OF_FILE,
+  RUNG_CHECK(lexed.size() > 0 && lexed.kind(lexed.size() - 1) == SyntaxKind::END_OF_FILE,
              "the lexer ends every file with END_OF_FILE");
-  out_.events.reserve(significant_.size() * 3);
+  pos_ = skip_trivia(0);
+  // About three events per significant token in typical code (names and paths are nodes of
+  // their own); reserving more (address space only) saves copying millions of events.
+  out_.events.reserve(lexed.size() * 3 + 16);
 }
 
-SyntaxKind Parser::nth(std::size_t n) {
-  if (++steps_ > kStepLimit) stuck_ = true;
-  if (stuck_) return SyntaxKind::END_OF_FILE;
-  std::size_t i = pos_ + n;
-  if (i >= significant_.size()) return SyntaxKind::END_OF_FILE;
-  return lexed_.kind(significant_[i]);
-}
-
-std::string_view Parser::nth_text(std::size_t n) const {
-  std::size_t i = pos_ + n;
-  if (i >= significant_.size()) return {};
-  return lexed_.text(significant_[i]);
-}
+std::string_view Parser::nth_text(std::size_t n) const { return lexed_.text(nth_index(n)); }
 
 bool Parser::at_contextual(SyntaxKind kw, std::size_t n) {
   return nth(n) == SyntaxKind::IDENT && nth_text(n) == fixed_text(kw);
 }
 
 void Parser::push_token(SyntaxKind kind) {
-  RUNG_CHECK(pos_ + 1 < significant_.size(), "bumping past the end of the file");
-  std::uint32_t lex_index = significant_[pos_];
+  RUNG_CHECK(pos_ + 1 < lexed_.size(), "bumping past the end of the file");
   // A token the lexer complained about taints its statement: later errors there are echoes.
-  if (lexed_.has_error(lex_index) && !poisoned_.empty()) poisoned_.back() = true;
-  out_.events.push_back(Event{EventKind::Token, kind, 0, lex_index});
-  ++pos_;
+  if (lexed_.has_error(pos_) && !poisoned_.empty()) poisoned_.back() = true;
+  out_.events.push_back(Event{EventKind::Token, kind, pos_});
+  prev_ = pos_;
+  pos_ = skip_trivia(pos_ + 1);
   steps_ = 0;
 }
 
@@ -96,16 +84,13 @@ std::string Parser::found() {
   }
 }
 
-Span Parser::token_span(std::uint32_t i) const {
-  std::uint32_t lex = significant_[std::min<std::size_t>(i, significant_.size() - 1)];
-  return Span{source_, lexed_.begin(lex), lexed_.end(lex)};
-}
+Span Parser::token_span(std::uint32_t i) const { return Span{source_, lexed_.begin(i), lexed_.end(i)}; }
 
 Span Parser::current_span() {
   // At the end of the file, point just after the last real token: that is where the
   // missing text belongs, not below trailing comments.
-  if (current() == SyntaxKind::END_OF_FILE && pos_ > 0) {
-    std::uint32_t end = token_span(pos_ - 1).end;
+  if (current() == SyntaxKind::END_OF_FILE && prev_ != UINT32_MAX) {
+    std::uint32_t end = lexed_.end(prev_);
     return Span{source_, end, end};
   }
   return token_span(pos_);
@@ -122,23 +107,25 @@ bool Parser::expect(SyntaxKind k) {
 bool Parser::expect_closing(SyntaxKind close, std::uint32_t open_tok) {
   if (eat(close)) return true;
   Span open = token_span(open_tok);
-  std::string open_text(lexed_.text(significant_[open_tok]));
+  std::string open_text(lexed_.text(open_tok));
   Diagnostic* d = error("E1107", "expected " + std::string(describe(close)) + " to close `" + open_text +
                                      "`, found " + found());
-  if (d) d->secondary(open, "`" + open_text + "` opened here");
+  if (d) {
+    d->labels.front().message = "expected " + std::string(describe(close)) + " here";
+    d->secondary(open, "`" + open_text + "` opened here");
+  }
   return false;
 }
 
 Marker Parser::start() {
   auto pos = static_cast<std::uint32_t>(out_.events.size());
-  out_.events.push_back(Event{EventKind::Tombstone, SyntaxKind::ERROR, 0, 0});
+  out_.events.push_back(Event{EventKind::Tombstone, SyntaxKind::ERROR, 0});
   return Marker(pos);
 }
 
 Diagnostic* Parser::report(const char* code, std::string message, Span span) {
   if (stuck_) return nullptr;
-  bool suppressed = last_error_pos_ == pos_ || (!poisoned_.empty() && poisoned_.back());
-  if (pos_ < significant_.size() && lexed_.has_error(significant_[pos_])) suppressed = true;
+  bool suppressed = last_error_pos_ == pos_ || (!poisoned_.empty() && poisoned_.back()) || lexed_.has_error(pos_);
   if (!poisoned_.empty()) poisoned_.back() = true;
   last_error_pos_ = pos_;
   if (suppressed) return nullptr;
@@ -146,7 +133,7 @@ Diagnostic* Parser::report(const char* code, std::string message, Span span) {
   d.code = code;
   d.message = std::move(message);
   d.primary(span);
-  out_.events.push_back(Event{EventKind::Error, SyntaxKind::ERROR, 0, static_cast<std::uint32_t>(out_.diagnostics.size())});
+  out_.events.push_back(Event{EventKind::Error, SyntaxKind::ERROR, static_cast<std::uint32_t>(out_.diagnostics.size())});
   out_.diagnostics.push_back(std::move(d));
   return &out_.diagnostics.back();
 }
@@ -156,8 +143,8 @@ Diagnostic* Parser::error(const char* code, std::string message) {
 }
 
 Diagnostic* Parser::error_after_prev(const char* code, std::string message) {
-  if (pos_ == 0) return error(code, std::move(message));
-  std::uint32_t end = token_span(pos_ - 1).end;
+  if (prev_ == UINT32_MAX) return error(code, std::move(message));
+  std::uint32_t end = lexed_.end(prev_);
   return report(code, std::move(message), Span{source_, end, end});
 }
 
@@ -225,7 +212,7 @@ CompletedMarker Parser::too_deep() {
 
 void Parser::drain() {
   if (!stuck_) {
-    RUNG_CHECK(pos_ + 1 == significant_.size(), "the grammar left tokens unconsumed");
+    RUNG_CHECK(pos_ + 1 == lexed_.size(), "the grammar left tokens unconsumed");
     return;
   }
   stuck_ = false;
@@ -234,10 +221,10 @@ void Parser::drain() {
   d.code = "E1199";
   d.message = "the parser stopped making progress here; the rest of the file is not parsed (this is a bug in rung)";
   d.primary(token_span(pos_));
-  out_.events.push_back(Event{EventKind::Error, SyntaxKind::ERROR, 0, static_cast<std::uint32_t>(out_.diagnostics.size())});
+  out_.events.push_back(Event{EventKind::Error, SyntaxKind::ERROR, static_cast<std::uint32_t>(out_.diagnostics.size())});
   out_.diagnostics.push_back(std::move(d));
   Marker m = start();
-  while (pos_ + 1 < significant_.size()) push_token(lexed_.kind(significant_[pos_]));
+  while (pos_ + 1 < lexed_.size()) push_token(lexed_.kind(pos_));
   m.complete(*this, SyntaxKind::ERROR);
 }
 

@@ -29,7 +29,8 @@ class Marker {
   Marker& operator=(const Marker&) = delete;
   Marker& operator=(Marker&&) = delete;
   ~Marker() {
-    if (std::uncaught_exceptions() == 0) RUNG_CHECK(!live_, "a Marker was neither completed nor abandoned");
+    // (While an exception unwinds, markers die live; that is not the grammar's fault.)
+    if (live_ && std::uncaught_exceptions() == 0) RUNG_CHECK(false, "a Marker was neither completed nor abandoned");
   }
 
   CompletedMarker complete(Parser& p, SyntaxKind kind);
@@ -67,7 +68,11 @@ class Parser {
   Parser(const Lexed& lexed, SourceId source);
 
   // Lookahead over significant tokens (trivia is invisible to the grammar).
-  SyntaxKind nth(std::size_t n);
+  SyntaxKind nth(std::size_t n) {
+    if (++steps_ > kStepLimit) stuck_ = true;
+    if (stuck_) return SyntaxKind::END_OF_FILE;
+    return lexed_.kind(nth_index(n));
+  }
   SyntaxKind current() { return nth(0); }
   bool at(SyntaxKind k) { return current() == k; }
   bool at(TokenSet s) { return s.contains(current()); }
@@ -102,8 +107,8 @@ class Parser {
   // "`fn`", "`foo`", "end of file": how diagnostics name the current token.
   std::string found();
   Span current_span();
-  Span token_span(std::uint32_t significant_index) const;
-  std::uint32_t position() const { return pos_; }
+  Span token_span(std::uint32_t lex_index) const;
+  std::uint32_t position() const { return pos_; }  // the lexer index of the current token
 
   // A statement or item: after its first error, further errors inside it are dropped.
   class Scope {
@@ -147,10 +152,23 @@ class Parser {
   Diagnostic* report(const char* code, std::string message, Span span);
   void push_token(SyntaxKind kind);
 
+  // The lexer index of the first significant token at or after `i` (END_OF_FILE stops it).
+  std::uint32_t skip_trivia(std::uint32_t i) const {
+    while (is_trivia(lexed_.kind(i))) ++i;
+    return i;
+  }
+  std::uint32_t nth_index(std::size_t n) const {
+    std::uint32_t i = pos_;
+    for (; n > 0 && i + 1 < lexed_.size(); --n) i = skip_trivia(i + 1);
+    return i;
+  }
+
   const Lexed& lexed_;
   SourceId source_;
-  std::vector<std::uint32_t> significant_;  // lexer indices of non-trivia tokens; ends with END_OF_FILE
-  std::uint32_t pos_ = 0;                   // index into significant_
+  // Positions are lexer indices; the parser steps over trivia as it goes, so it needs no
+  // table of its own (a big file has millions of tokens).
+  std::uint32_t pos_ = 0;                  // the current significant token
+  std::uint32_t prev_ = UINT32_MAX;        // the last one consumed
   std::uint32_t steps_ = 0;
   bool stuck_ = false;
   int depth_ = 0;

@@ -30,8 +30,8 @@ const KindInfo& info(SyntaxKind k) {
 
 }  // namespace
 
-bool is_trivia(SyntaxKind k) { return info(k).cls == KindInfo::Trivia; }
-bool is_comment(SyntaxKind k) { return is_trivia(k) && k != SyntaxKind::WHITESPACE; }
+static_assert(SyntaxKind::WHITESPACE == SyntaxKind{} && SyntaxKind::BLOCK_COMMENT == SyntaxKind{3},
+              "is_trivia relies on the trivia kinds coming first");
 bool is_keyword(SyntaxKind k) { return info(k).cls == KindInfo::Keyword || info(k).cls == KindInfo::Contextual; }
 bool is_punct(SyntaxKind k) { return info(k).cls == KindInfo::Punct; }
 std::string_view kind_name(SyntaxKind k) { return info(k).name; }

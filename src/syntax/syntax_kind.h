@@ -25,8 +25,9 @@ static_assert(kTokenKindCount <= 128, "token kinds must fit a TokenSet");
 
 inline bool is_token(SyntaxKind k) { return k < SyntaxKind::kLastToken_; }
 inline bool is_node(SyntaxKind k) { return k > SyntaxKind::kLastToken_ && k < SyntaxKind::kCount_; }
-bool is_trivia(SyntaxKind k);
-bool is_comment(SyntaxKind k);
+// Trivia kinds come first in the enum (syntax_kind.def), so these are comparisons.
+inline bool is_trivia(SyntaxKind k) { return k <= SyntaxKind::BLOCK_COMMENT; }
+inline bool is_comment(SyntaxKind k) { return k > SyntaxKind::WHITESPACE && k <= SyntaxKind::BLOCK_COMMENT; }
 bool is_keyword(SyntaxKind k);     // reserved or contextual
 bool is_punct(SyntaxKind k);
 

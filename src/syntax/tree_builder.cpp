@@ -25,7 +25,10 @@ class Builder {
     char* copy = static_cast<char*>(arena_->allocate(src.size() + 1, 1));
     std::memcpy(copy, src.data(), src.size());
     text_ = copy;
-    children_.reserve(64);
+    children_.reserve(256);
+    widths_.reserve(256);
+    for (int k = 0; k < kTokenKindCount; ++k)
+      fixed_length_[k] = static_cast<std::uint8_t>(fixed_text(static_cast<SyntaxKind>(k)).size());
   }
 
   void start_node(SyntaxKind kind) {
@@ -52,17 +55,18 @@ class Builder {
     }
     auto [kind, first] = open_.back();
     open_.pop_back();
-    std::uint32_t count = static_cast<std::uint32_t>(children_.size() - first);
-    auto* kids = static_cast<GreenElement*>(arena_->allocate(sizeof(GreenElement) * (count ? count : 1), alignof(GreenElement)));
+    auto count = static_cast<std::uint32_t>(children_.size() - first);
     std::uint64_t width = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-      kids[i] = children_[first + i];
-      width += kids[i].width();
-    }
+    for (std::size_t i = first; i < widths_.size(); ++i) width += widths_[i];
+    const GreenNode* node = GreenNode::make(*arena_, kind, static_cast<std::uint32_t>(width), &children_[first], count);
     children_.resize(first);
-    auto* node = arena_->make<GreenNode>(kind, static_cast<std::uint32_t>(width), count, kids);
-    if (open_.empty()) root_ = node;
-    else children_.push_back(GreenElement::of(node));
+    widths_.resize(first);
+    if (open_.empty()) {
+      root_ = node;
+    } else {
+      children_.push_back(GreenElement::of(node));
+      widths_.push_back(static_cast<std::uint32_t>(width));
+    }
   }
 
   SyntaxTree finish() {
@@ -116,17 +120,48 @@ class Builder {
   }
 
   void push_token(SyntaxKind kind, std::uint32_t i) {
-    auto* t = arena_->make<GreenToken>(GreenToken{kind, lexed_.end(i) - lexed_.begin(i), text_ + lexed_.begin(i)});
-    children_.push_back(GreenElement::of(t));
+    children_.push_back(GreenElement::of(green_token(kind, i)));
+    widths_.push_back(lexed_.end(i) - lexed_.begin(i));
     next_ = i + 1;
   }
+
+  // Green tokens hold no position, so equal tokens can be one object: keywords and
+  // punctuation (fixed text) and the common whitespace (" ", a newline and indentation)
+  // are made once per tree. Most tokens are of these kinds; sharing them keeps a big
+  // file's tree a fraction of the size.
+  const GreenToken* green_token(SyntaxKind kind, std::uint32_t i) {
+    std::uint32_t begin = lexed_.begin(i), length = lexed_.end(i) - begin;
+    const char* text = text_ + begin;
+    const GreenToken** slot = nullptr;
+    // (The lexer gives keyword and punctuation tokens exactly their fixed text, and the
+    // parser remaps only identifiers spelled like the keyword; the length check is a guard.)
+    std::size_t fixed = fixed_length_[static_cast<std::size_t>(kind)];
+    if (fixed != 0 && fixed == length) {
+      slot = &by_kind_[static_cast<std::size_t>(kind)];
+    } else if (kind == SyntaxKind::WHITESPACE && length <= kIndents) {
+      if (length == 1 && text[0] == ' ') slot = &space_;
+      else if (text[0] == '\n' && std::string_view(text + 1, length - 1).find_first_not_of(' ') == std::string_view::npos)
+        slot = &newline_indent_[length - 1];
+    }
+    if (slot && *slot) return *slot;
+    const GreenToken* t = arena_->make<GreenToken>(GreenToken{kind, length, text});
+    if (slot) *slot = t;
+    return t;
+  }
+
+  static constexpr std::uint32_t kIndents = 64;
+  std::uint8_t fixed_length_[kTokenKindCount] = {};
+  const GreenToken* by_kind_[kTokenKindCount] = {};
+  const GreenToken* space_ = nullptr;
+  const GreenToken* newline_indent_[kIndents] = {};
 
   const Lexed& lexed_;
   std::unique_ptr<Arena> arena_;
   const char* text_ = nullptr;
   std::size_t next_ = 0;  // the next lexer token to place
   std::vector<std::pair<SyntaxKind, std::size_t>> open_;
-  std::vector<GreenElement> children_;
+  std::vector<GreenElement> children_;  // of the open nodes, innermost last
+  std::vector<std::uint32_t> widths_;   // beside them, so a node's width needs no pointer chasing
   const GreenNode* root_ = nullptr;
 };
 
@@ -143,20 +178,20 @@ SyntaxTree build_tree(const Lexed& lexed, std::vector<Event>& events) {
         chain.clear();
         chain.push_back(e.syntax);
         std::size_t j = i;
-        std::uint32_t fp = e.forward_parent;
+        std::uint32_t fp = e.data;
         while (fp != 0) {
           j += fp;
           Event& parent = events[j];
           RUNG_CHECK(parent.kind == EventKind::Start, "a forward parent must be a Start event");
           chain.push_back(parent.syntax);
-          fp = parent.forward_parent;
+          fp = parent.data;
           parent.kind = EventKind::Tombstone;
         }
         for (auto it = chain.rbegin(); it != chain.rend(); ++it) b.start_node(*it);
         break;
       }
       case EventKind::Finish: b.finish_node(); break;
-      case EventKind::Token: b.token(e.syntax, e.index); break;
+      case EventKind::Token: b.token(e.syntax, e.data); break;
       case EventKind::Error:
       case EventKind::Tombstone: break;
     }
