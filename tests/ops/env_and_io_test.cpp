@@ -1,4 +1,4 @@
-// The FTZ/DAZ guard, tensor literals, .npy round trips, and the portable fma.
+// The FTZ/DAZ guard, tensor literals and the portable fma (.npy files: tests/runtime/npy_test.cpp).
 #include <cmath>
 #include <random>
 
@@ -8,7 +8,6 @@
 
 #include "op_test_util.h"
 #include "ops/fp_env.h"
-#include "ops/npy.h"
 #include "ops/numerics/ieee.h"
 #include "ops/tensor_literal.h"
 
@@ -89,31 +88,6 @@ TEST(TensorLiteral, ErrorsNameTheSpot) {
   EXPECT_NE(lit_error("f32[1000000, 1000000]:0").find("too large"), std::string::npos);
   EXPECT_NE(lit_error("q8_0:[1]").find("quantize"), std::string::npos);
   EXPECT_NE(lit_error("[1] x").find("unexpected text"), std::string::npos);
-}
-
-TEST(Npy, RoundTripsAndRejectsBadHeaders) {
-  for (HostTensor t : {lit("[[1, 2, 3], [4, 5, 6]]"), lit("i64:[7]"), lit("bool:[true, false]"), lit("3.5"),
-                       lit("f16:[1, 2]"), lit("u16[0, 2]:0")}) {
-    std::string err;
-    auto bytes = write_npy(t, err);
-    ASSERT_TRUE(bytes) << err;
-    auto back = read_npy(*bytes, err);
-    ASSERT_TRUE(back) << err;
-    EXPECT_TRUE(back->identical(t)) << t.to_string();
-  }
-  std::string err;
-  EXPECT_FALSE(write_npy(lit("bf16:[1]"), err));
-  std::vector<std::uint8_t> junk = {1, 2, 3};
-  EXPECT_FALSE(read_npy(junk, err));
-  auto good = *write_npy(lit("[1, 2]"), err);
-  auto truncated = good;
-  truncated.pop_back();
-  EXPECT_FALSE(read_npy(truncated, err));
-  EXPECT_NE(err.find("does not match"), std::string::npos);
-  std::string h(good.begin(), good.end());
-  h.replace(h.find("<f4"), 3, ">f4");
-  EXPECT_FALSE(read_npy(std::vector<std::uint8_t>(h.begin(), h.end()), err));
-  EXPECT_NE(err.find("big-endian"), std::string::npos);
 }
 
 TEST(SoftFma, MatchesTheHardwareFmaIncludingMidpointCases) {

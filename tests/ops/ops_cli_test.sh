@@ -52,6 +52,6 @@ printf '\x93NUMPY\x01\x00\x76\x00%s' "$(printf '%-117s' "$hdr")" > "$tmp/x.npy"
 printf '\n\x00\x00\x80\x3f\x00\x00\x00\x40' >> "$tmp/x.npy"
 check eval-npy 0 'y = f32\[2\] \[2, 4\]' -- "$RUNG" eval add -i "$tmp/x.npy" -i "$tmp/x.npy"
 printf 'garbage' > "$tmp/bad.npy"
-check eval-bad-npy 1 'C0203' -- "$RUNG" eval exp -i "$tmp/bad.npy"
+check eval-bad-npy 1 'error\[Y000' -- "$RUNG" eval exp -i "$tmp/bad.npy"
 check eval-missing-npy 1 'C0001' -- "$RUNG" eval exp -i "$tmp/none.npy"
 exit $fail

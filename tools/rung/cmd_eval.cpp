@@ -11,7 +11,7 @@
 #include "command.h"
 #include "ops/compare.h"
 #include "ops/evaluate.h"
-#include "ops/npy.h"
+#include "runtime/npy.h"
 #include "ops/numerics/half.h"
 #include "ops/tensor_literal.h"
 
@@ -39,11 +39,8 @@ bool ends_with(const std::string& s, const char* suffix) {
 std::optional<HostTensor> load_input(const std::string& text, const std::string& what, SourceMap& sources,
                                      DiagnosticSink& diags, DType default_dtype = DType::f32) {
   if (ends_with(text, ".npy") && text.find('[') == std::string::npos) {
-    auto data = read_file(text, diags, std::uint64_t{1} << 32);
-    if (!data) return std::nullopt;
-    std::string err;
-    auto t = read_npy(std::span(reinterpret_cast<const std::uint8_t*>(data->data()), data->size()), err);
-    if (!t) diags.error("C0203", "cannot use '" + text + "' as " + what + ": " + err);
+    auto t = npy::load(text, sources, diags);  // Y-coded diagnostics with byte offsets
+    if (!t) diags.last().note("while reading " + what);
     return t;
   }
   LiteralError err;
