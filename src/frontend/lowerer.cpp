@@ -1,6 +1,8 @@
 // The walk's driver and small helpers: scopes, slot params, name suggestions.
 #include "frontend/lowerer.h"
 
+#include "base/text.h"
+
 #include "frontend/determinism.h"
 #include "ir/block/verify.h"
 #include "ops/registry.h"
@@ -66,20 +68,6 @@ FnInfo* Lowerer::find_fn(std::string_view name) {
   auto it = fns_.find(name);
   return it == fns_.end() ? nullptr : &it->second;
 }
-
-namespace {
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-}  // namespace
 
 std::string Lowerer::closest_name(std::string_view name) const {
   std::string best;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/text.h"
 #include "ir/block/from_graph.h"
 #include "ir/graph/builder.h"
 #include "ir/graph/type_parse.h"
@@ -173,17 +174,6 @@ class Lowering {
     return ok;
   }
 
-  static std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      std::swap(prev, cur);
-    }
-    return prev[b.size()];
-  }
   static std::string closest_op(const std::string& name) {
     std::string best;
     std::size_t best_d = 3;
