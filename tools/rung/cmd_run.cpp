@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "program_loader.h"
+#include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
@@ -81,11 +82,9 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   }
   if (diags.has_errors()) return report(diags, sources, global);
 
-  if (a.backend != "reference") {
-    diags.error("C0015", "backend `" + a.backend + "` is not available in this build").note("available: reference");
-    return report(diags, sources, global);
-  }
-  auto backend = runtime::make_reference_backend(*tier);
+  auto op_backend = runtime::backend_registry().create(a.backend, *tier, diags);
+  if (!op_backend) return report(diags, sources, global);
+  auto backend = runtime::as_compute_backend(*op_backend);
   runtime::ExecOptions eo;
   eo.backend = backend.get();
   eo.base_dir = std::filesystem::path(a.file).parent_path().string();
@@ -133,7 +132,7 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                    ->check(CLI::IsMember({"debug", "prod", "fast"}));
                sub.add_option("--tolerance", a->load.tolerance, "tolerance class: exact | tight | default | loose")
                    ->check(CLI::IsMember({"exact", "tight", "default", "loose"}));
-               sub.add_option("--backend", a->backend, "where to run: reference")->capture_default_str();
+               sub.add_option("--backend", a->backend, "where to run (`rung run --help` lists the backends of this build)")->capture_default_str();
                sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
                return [a, &global] { return run(*a, global); };

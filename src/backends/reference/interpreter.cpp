@@ -85,9 +85,18 @@ class Interpreter {
         if (!out) return std::nullopt;
       } else {
         std::size_t before = diags_.all().size();
-        ops::EvalOptions eo;
-        eo.tier = opts_.tier;
-        out = ops::evaluate(node.opcode, inputs, node.attrs, diags_, eo);
+        if (opts_.evaluate) {
+          const ops::OpDef* def = ops::op_registry().find(node.opcode);
+          if (!def) {
+            diags_.error("N0010", "unknown op `" + node.opcode + "`");
+            return std::nullopt;
+          }
+          out = opts_.evaluate(*def, inputs, node.attrs, diags_);
+        } else {
+          ops::EvalOptions eo;
+          eo.tier = opts_.tier;
+          out = ops::evaluate(node.opcode, inputs, node.attrs, diags_, eo);
+        }
         if (!out) {
           if (diags_.all().size() > before)
             diags_.last().note("while evaluating " + describe_node(g_, n) + " in `" + r.name + "`");

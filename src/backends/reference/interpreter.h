@@ -8,6 +8,7 @@
 // deeply; kernel failures arrive as the registry's N-codes with the node named in a note.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -17,13 +18,20 @@
 #include "base/diagnostic.h"
 #include "ir/graph/graph.h"
 #include "ops/host_tensor.h"
+#include "ops/registry.h"
 #include "ops/tier.h"
 
 namespace rung::reference {
 
+// Evaluates one node's op; other backends plug their kernels into the reference walk with
+// it (runtime::OpBackend::run_region). Null: the registry's reference kernels.
+using NodeEvaluator = std::function<std::optional<std::vector<ops::HostTensor>>(
+    const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs, DiagnosticSink& diags)>;
+
 struct RunOptions {
   ops::Tier tier = ops::Tier::debug;
   int max_call_depth = 64;
+  NodeEvaluator evaluate;
 };
 
 // Symbolic dims bound while running (B = 64, ...).
