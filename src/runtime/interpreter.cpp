@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "backends/reference/interpreter.h"
+#include "backends/reference/memory_meter.h"
 #include "runtime/csv.h"
 #include "runtime/npy.h"
 
@@ -45,7 +46,7 @@ class Executor {
                             " were given");
       return std::nullopt;
     }
-    Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth};
+    Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth, {}, std::vector<bool>(f.slots.size())};
     for (std::size_t i = 0; i < args.size(); ++i) {
       std::string why = reference::fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
       if (!why.empty()) {
@@ -53,8 +54,11 @@ class Executor {
         return std::nullopt;
       }
       fr.slots[f.params[i]] = args[i];
+      fr.borrowed[f.params[i]] = true;  // the caller's value (memory meter: not counted twice)
     }
     Flow flow = body(fr, f.body);
+    for (std::size_t i = 0; i < fr.slots.size(); ++i)
+      if (fr.slots[i] && !fr.borrowed[i]) reference::meter_release(*fr.slots[i]);
     if (flow == Flow::failed) return std::nullopt;
     if (flow != Flow::returned && !f.results.empty()) {
       d_.error("X0006", "`" + f.name + "` ended without returning its results");
@@ -70,7 +74,15 @@ class Executor {
     reference::DimBindings bindings;
     int depth;
     std::vector<ops::HostTensor> returned;
+    std::vector<bool> borrowed;  // slot holds a parameter's value, owned by the caller
   };
+  // Every slot write goes through here, so the memory meter sees what the frame holds.
+  void put(Frame& fr, block::SlotId id, ops::HostTensor v) {
+    if (fr.slots[id] && !fr.borrowed[id]) reference::meter_release(*fr.slots[id]);
+    reference::meter_allocate(v);
+    fr.borrowed[id] = false;
+    fr.slots[id] = std::move(v);
+  }
 
   const ops::HostTensor* get(Frame& fr, block::SlotId s, const block::Stmt& at) {
     if (!fr.slots[s]) {
@@ -94,7 +106,7 @@ class Executor {
         d_.error("X0003", "in `" + fr.f->name + "`: value for `" + fr.f->slots[ids[i]].name + "` " + why).primary(at.span);
         return false;
       }
-      fr.slots[ids[i]] = std::move(vals[i]);
+      put(fr, ids[i], std::move(vals[i]));
     }
     return true;
   }
@@ -138,7 +150,7 @@ class Executor {
         auto last_report = start;
         bool reported = false;
         for (std::int64_t i = a; i < b; ++i) {
-          fr.slots[s.results[0]] = ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1));
+          put(fr, s.results[0], ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1)));
           Flow fl = body(fr, s.body);
           if (fl != Flow::next) return fl;
           auto now = std::chrono::steady_clock::now();
@@ -244,7 +256,11 @@ std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std
     fallback = make_reference_backend(ops::tier_from_name(p.determinism.tier).value_or(ops::Tier::debug));
     o.backend = fallback.get();
   }
-  return Executor(p, sources, diags, o).call(*f, args, 0);
+  // The entry's arguments are held for the whole run (memory meter).
+  for (const auto& a : args) reference::meter_allocate(a);
+  auto result = Executor(p, sources, diags, o).call(*f, args, 0);
+  for (const auto& a : args) reference::meter_release(a);
+  return result;
 }
 
 }  // namespace rung::runtime

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "backends/reference/memory_meter.h"
+#include "plan/memory_plan.h"
 #include "program_loader.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
@@ -89,14 +91,45 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   eo.backend = backend.get();
   eo.base_dir = std::filesystem::path(a.file).parent_path().string();
   eo.out = a.json ? &std::cerr : &std::cout;
-  auto outputs = runtime::execute(*program, entry, given, sources, diags, eo);
+  // The memory plan first (symbolic dims bound from the arguments), then the run metered.
+  plan::PlanOptions po;
+  po.entry = entry;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const TensorType& t = fn->slots[fn->params[i]].type;
+    for (std::size_t d = 0; d < t.shape.size() && d < given[i].rank(); ++d)
+      if (!t.shape[d].is_static()) po.dims.emplace(t.shape[d].name(), given[i].shape()[d]);
+  }
+  DiagnosticSink plan_diags;
+  auto memory_plan = plan::plan_program(*program, po, plan_diags);
+  reference::MemoryMeter meter;
+  std::optional<std::vector<ops::HostTensor>> outputs;
+  {
+    reference::ScopedMeter scope(&meter);
+    outputs = runtime::execute(*program, entry, given, sources, diags, eo);
+  }
   if (!outputs) return report(diags, sources, global);
+  nlohmann::json jmem = {{"measured_peak", meter.peak()}};
+  std::string mem_line = "memory       measured " + std::to_string(meter.peak()) + " bytes";
+  if (memory_plan) {
+    double delta = memory_plan->peak ? 100.0 * (static_cast<double>(meter.peak()) - static_cast<double>(memory_plan->peak)) /
+                                           static_cast<double>(memory_plan->peak)
+                                     : 0.0;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "memory       planned %llu, measured %llu bytes (delta %+.2f%%)",
+                  static_cast<unsigned long long>(memory_plan->peak), static_cast<unsigned long long>(meter.peak()), delta);
+    mem_line = buf;
+    jmem["planned_peak"] = memory_plan->peak;
+    jmem["delta_percent"] = delta;
+  } else if (!plan_diags.empty()) {
+    mem_line += " (no plan: " + plan_diags.all().front().code + " " + plan_diags.all().front().message + ")";
+  }
 
   nlohmann::json jout = nlohmann::json::array();
   std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
   if (!a.json) {
     std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
                 entry.c_str(), program->determinism.tier.c_str(), backend->name().data());
+    std::printf("%s\n", mem_line.c_str());
   }
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     const auto& t = (*outputs)[i];
@@ -116,7 +149,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   }
   if (a.json)
     std::cout << nlohmann::json{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
-                                {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}}
+                                {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem}}
                      .dump(2)
               << "\n";
   return report(diags, sources, global);

@@ -1,7 +1,9 @@
 #include "backends/reference/interpreter.h"
 
+#include <set>
 #include <unordered_map>
 
+#include "backends/reference/memory_meter.h"
 #include "ir/graph/walk.h"
 #include "ops/evaluate.h"
 
@@ -57,6 +59,7 @@ class Interpreter {
       values[r.params[i]] = {args[i]};
     }
 
+    std::set<NodeId> params(r.params.begin(), r.params.end());  // borrowed: not metered
     std::vector<NodeId> order = nodes_in_region(g_, r);
     // Remaining uses per node inside this region, so intermediates are freed early.
     std::unordered_map<NodeId, std::size_t> uses;
@@ -116,12 +119,21 @@ class Interpreter {
           return std::nullopt;
         }
       }
+      for (const auto& t : *out) meter_allocate(t);
       values[n] = std::move(*out);
       for (const auto& in : node.inputs)
-        if (--uses[in.node] == 0) values.erase(in.node);
+        if (--uses[in.node] == 0) {
+          if (!params.count(in.node))
+            for (const auto& t : values.at(in.node)) meter_release(t);
+          values.erase(in.node);
+        }
     }
     std::vector<ops::HostTensor> results;
     for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
+    // What the region still holds goes with it (parameters are the caller's).
+    for (const auto& [n, vs] : values)
+      if (!params.count(n))
+        for (const auto& t : vs) meter_release(t);
     return results;
   }
 

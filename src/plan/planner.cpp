@@ -1,0 +1,522 @@
+// The abstract executor: walks the BlockIR program as src/runtime/interpreter.cpp does,
+// with sizes instead of values, and records every allocation and release the executor
+// makes (see memory_plan.h for the model).
+#include <algorithm>
+#include <set>
+
+#include "ir/graph/walk.h"
+#include "ops/registry.h"
+#include "plan/memory_plan.h"
+#include "plan/roles.h"
+#include "plan/tiling.h"
+
+namespace rung::plan {
+namespace {
+
+struct AVal {
+  DType dtype = DType::f32;
+  std::vector<std::uint64_t> shape;
+  MemSpace space = MemSpace::host;
+  std::int64_t buffer = -1;  // the buffer holding it; -1: none (a borrowed value without one)
+};
+
+std::string type_text(DType dt, const std::vector<std::uint64_t>& shape, MemSpace space) {
+  std::string s(dtype_name(dt));
+  s += "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  s += "]";
+  if (space != MemSpace::host) s += " @" + std::string(memspace_name(space));
+  return s;
+}
+
+bool scalable(AllocClass c) { return c == AllocClass::inputs || c == AllocClass::working || c == AllocClass::activations; }
+
+enum class Flow { next, returned, failed };
+
+// Row scaling in force for one region invocation: dim-0 extents replaced (batch, stream).
+using Rows = std::map<std::uint64_t, std::uint64_t>;
+
+class Planner {
+ public:
+  Planner(const block::Program& p, const PlanOptions& o, DiagnosticSink& d) : p_(p), o_(o), d_(d), roles_(p) {}
+
+  std::optional<MemoryPlan> run() {
+    const block::Function* f = nullptr;
+    std::string entry = o_.entry;
+    if (entry.empty()) {
+      std::vector<const block::Function*> exported;
+      for (const auto& fn : p_.functions)
+        if (fn.exported) exported.push_back(&fn);
+      if (exported.size() != 1) {
+        std::string list;
+        for (const auto* e : exported) list += (list.empty() ? "" : ", ") + e->name;
+        d_.error("L0001", "choose the function to plan with --entry NAME").note("exported: " + (list.empty() ? std::string("none") : list));
+        return std::nullopt;
+      }
+      f = exported[0];
+    } else if (!(f = p_.find(entry))) {
+      d_.error("L0001", "no function `" + entry + "` in module `" + p_.module + "`");
+      return std::nullopt;
+    }
+    plan_.device = o_.device;
+    plan_.entry = f->name;
+    find_batch_dim(*f);
+    if (failed_) return std::nullopt;
+    // Entry arguments: held for the whole run, sized from their declared types.
+    std::vector<AVal> args;
+    site("entry " + f->name + ": arguments");
+    for (block::SlotId s : f->params) {
+      const Slot& slot = f->slots.at(s);
+      auto shape = size_of(slot.type, {}, "argument `" + slot.name + "` of `" + f->name + "`");
+      if (!shape) return std::nullopt;
+      AVal v{slot.type.dtype, *shape, slot.type.space, -1};
+      if (o_.stream_rows) stream(v);
+      v.buffer = alloc(v, AllocClass::inputs, f->name + ": argument " + slot.name);
+      args.push_back(v);
+    }
+    auto res = call(*f, args, 0);
+    if (!res || failed_) return std::nullopt;
+    site("entry " + f->name + ": end");
+    for (const auto& a : args) release(a.buffer);
+    return std::move(plan_);
+  }
+
+ private:
+  using Slot = block::Slot;
+  struct Frame {
+    const block::Function* f = nullptr;
+    std::vector<std::optional<AVal>> slots;
+    std::vector<bool> borrowed;
+    std::map<std::string, std::uint64_t> bindings;
+    std::vector<AVal> returned;
+    int depth = 0;
+  };
+
+  // --- sizes ------------------------------------------------------------------------------
+
+  // Concrete extents of a declared type under `bindings` (plus --dim), or an L0002 error.
+  std::optional<std::vector<std::uint64_t>> size_of(const TensorType& t, const std::map<std::string, std::uint64_t>& bindings,
+                                                    const std::string& what) {
+    std::vector<std::uint64_t> out;
+    for (const Dim& dim : t.shape) {
+      if (dim.is_static()) {
+        out.push_back(dim.extent());
+        continue;
+      }
+      if (auto it = bindings.find(dim.name()); it != bindings.end()) out.push_back(it->second);
+      else if (auto jt = o_.dims.find(dim.name()); jt != o_.dims.end()) out.push_back(jt->second);
+      else if (dim.name() == plan_.batch_dim && o_.batch) out.push_back(*o_.batch);
+      else {
+        fail("L0002", what + " has type " + t.to_string() + ", and nothing gives `" + dim.name() + "` a size")
+            .note("pass --dim " + dim.name() + "=SIZE" + (dim.name() == plan_.batch_dim ? " or --batch SIZE" : std::string()));
+        return std::nullopt;
+      }
+    }
+    return out;
+  }
+  std::uint64_t bytes_of(DType dt, const std::vector<std::uint64_t>& shape) {
+    std::uint64_t n = 1;
+    for (auto e : shape) {
+      if (e != 0 && n > UINT64_MAX / e) return UINT64_MAX;
+      n *= e;
+    }
+    return storage_bytes(dt, n).value_or(UINT64_MAX);
+  }
+  void stream(AVal& v) {
+    if (!v.shape.empty() && v.shape[0] > *o_.stream_rows) v.shape[0] = *o_.stream_rows;
+  }
+  // Binds symbols of a declared type from a concrete shape (first sight wins, as fit_type).
+  static void bind(const TensorType& declared, const std::vector<std::uint64_t>& shape, std::map<std::string, std::uint64_t>& b) {
+    for (std::size_t i = 0; i < declared.shape.size() && i < shape.size(); ++i)
+      if (!declared.shape[i].is_static()) b.emplace(declared.shape[i].name(), shape[i]);
+  }
+
+  // The batch dim: a symbolic leading dim of the entry's arguments, else the symbol or the
+  // shared leading extent of the non-differentiated operands of gradient regions.
+  void find_batch_dim(const block::Function& entry) {
+    for (block::SlotId s : entry.params) {
+      const TensorType& t = entry.slots.at(s).type;
+      if (!t.shape.empty() && !t.shape[0].is_static()) {
+        plan_.batch_dim = t.shape[0].name();
+        if (auto it = o_.dims.find(plan_.batch_dim); it != o_.dims.end()) plan_.batch_extent = it->second;
+        if (o_.batch) plan_.batch_extent = *o_.batch;
+        return;
+      }
+    }
+  }
+  void note_gradient_batch(RegionId r, std::size_t k, const std::vector<AVal>& args) {
+    if (!plan_.batch_dim.empty() && plan_.batch_extent) return;
+    const Region& reg = p_.graph.region(r);
+    std::optional<std::uint64_t> rows;
+    for (std::size_t i = k; i < args.size(); ++i) {
+      if (args[i].shape.empty()) return;
+      if (rows && *rows != args[i].shape[0]) return;
+      rows = args[i].shape[0];
+    }
+    if (!rows) return;
+    plan_.batch_dim = "rows fed to " + reg.name;
+    plan_.batch_extent = *rows;
+  }
+
+  // --- events -------------------------------------------------------------------------------
+
+  void site(std::string text, std::optional<std::uint32_t> dispatch = std::nullopt) {
+    plan_.sites.push_back({std::move(text), dispatch});
+  }
+  std::uint32_t alloc(const AVal& v, AllocClass cls, std::string what) {
+    Buffer b;
+    b.id = static_cast<std::uint32_t>(plan_.buffers.size());
+    DType dt = v.dtype;
+    if (o_.bf16_activations && cls == AllocClass::activations && dtype_info(dt).is_float && dtype_info(dt).block_bytes > 2)
+      dt = DType::bf16;
+    b.bytes = bytes_of(dt, v.shape);
+    b.cls = cls;
+    b.space = v.space;
+    b.dtype = dt;
+    b.shape = v.shape;
+    b.type = type_text(dt, v.shape, v.space);
+    b.what = std::move(what);
+    b.alloc_event = static_cast<std::uint32_t>(plan_.events.size());
+    b.free_event = UINT32_MAX;
+    plan_.events.push_back({true, b.id, static_cast<std::uint32_t>(plan_.sites.size() - 1)});
+    plan_.buffers.push_back(std::move(b));
+    return plan_.buffers.back().id;
+  }
+  void release(std::int64_t id) {
+    if (id < 0) return;
+    Buffer& b = plan_.buffers.at(static_cast<std::size_t>(id));
+    if (b.free_event != UINT32_MAX) return;
+    b.free_event = static_cast<std::uint32_t>(plan_.events.size());
+    plan_.events.push_back({false, b.id, static_cast<std::uint32_t>(plan_.sites.size() - 1)});
+  }
+  Diagnostic& fail(std::string code, std::string msg) {
+    failed_ = true;
+    return d_.error(std::move(code), std::move(msg));
+  }
+
+  // --- regions ------------------------------------------------------------------------------
+
+  std::optional<std::vector<AVal>> region(RegionId rid, const std::vector<AVal>& args, const std::vector<AllocClass>& result_classes,
+                                          Rows rows, int depth, const std::string& path) {
+    const Graph& g = p_.graph;
+    const Region& r = g.region(rid);
+    if (depth > 64) {
+      fail("L0007", "calls nested more than 64 deep (in `" + r.name + "`)");
+      return std::nullopt;
+    }
+    std::string here = path.empty() ? r.name : path + " / " + r.name;
+    std::map<std::string, std::uint64_t> bindings;
+    std::map<NodeId, std::vector<AVal>> values;
+    std::set<NodeId> params(r.params.begin(), r.params.end());
+    std::vector<std::int64_t> minibatch;  // copies of the rows a reduced batch feeds in
+
+    // Batch reduction: a gradient region's data operands are fed `batch` rows at a time.
+    std::optional<std::size_t> k = gradient_wrt_count(g, rid);
+    if (k) note_gradient_batch(rid, *k, args);
+    if (k && o_.batch && plan_.batch_dim.rfind("rows fed to ", 0) == 0 && plan_.batch_extent > *o_.batch)
+      rows[plan_.batch_extent] = *o_.batch;
+    site(here + ": start");
+    for (std::size_t i = 0; i < r.params.size() && i < args.size(); ++i) {
+      AVal v = args[i];
+      if (!v.shape.empty() && rows.count(v.shape[0]) && (!k || i >= *k)) {
+        if (v.shape[0] != rows[v.shape[0]] && !o_.stream_rows) {
+          v.shape[0] = rows[v.shape[0]];
+          v.buffer = alloc(v, AllocClass::inputs, here + ": mini-batch of parameter " + std::to_string(i));
+          minibatch.push_back(v.buffer);
+        } else {
+          v.shape[0] = rows[v.shape[0]];
+        }
+      }
+      bind(g.node(r.params[i]).outputs.at(0), v.shape, bindings);
+      values[r.params[i]] = {v};
+    }
+    std::vector<NodeId> order = nodes_in_region(g, r);
+    std::map<NodeId, std::size_t> uses;
+    for (NodeId n : order)
+      for (const auto& in : g.node(n).inputs) ++uses[in.node];
+    for (const auto& v : r.results) ++uses[v.node];
+    auto classes = roles_.region_values(rid, result_classes);
+
+    for (NodeId n : order) {
+      if (params.count(n)) continue;
+      const Node& node = g.node(n);
+      std::vector<AVal> ins;
+      for (const auto& in : node.inputs) ins.push_back(values.at(in.node).at(in.output));
+      const auto& cls = classes.at(n);
+      // Output sizes: declared types under the bindings, rows scaled where in force.
+      std::vector<AVal> outs;
+      for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+        auto shape = size_of(node.outputs[i], bindings, describe_node(g, n) + " in `" + r.name + "`");
+        if (!shape) return std::nullopt;
+        if (!shape->empty() && scalable(cls[i]))
+          if (auto it = rows.find((*shape)[0]); it != rows.end()) (*shape)[0] = it->second;
+        outs.push_back({node.outputs[i].dtype, *shape, node.outputs[i].space, -1});
+      }
+      std::string label = here + ": " + describe_node(g, n);
+      if (node.opcode == opcode::kCall) {
+        auto callee = g.find_region(node.attrs.at("callee").as<Hash256>());
+        if (!callee) {
+          fail("L0007", describe_node(g, n) + " calls a region that is not in the graph");
+          return std::nullopt;
+        }
+        std::vector<AllocClass> inner(cls.begin(), cls.end());
+        auto res = region(*callee, ins, inner, rows, depth + 1, here);
+        if (!res) return std::nullopt;
+        // The callee's own result shapes win where they are known (symbols bound inside).
+        for (std::size_t i = 0; i < outs.size() && i < res->size(); ++i) outs[i].shape = (*res)[i].shape;
+        site(label + " returns");
+      } else {
+        Dispatch dsp;
+        dsp.region = r.name;
+        dsp.node = n;
+        dsp.op = node.opcode;
+        for (const auto& a : ins)
+          if (a.buffer >= 0) dsp.inputs.push_back(static_cast<std::uint32_t>(a.buffer));
+        for (const auto& o : outs) dsp.shapes.push_back(type_text(o.dtype, o.shape, o.space));
+        site(label + " " + (dsp.shapes.empty() ? std::string() : dsp.shapes[0]), static_cast<std::uint32_t>(plan_.dispatches.size()));
+        plan_.dispatches.push_back(std::move(dsp));
+      }
+      for (std::size_t i = 0; i < outs.size(); ++i) {
+        outs[i].buffer = alloc(outs[i], cls[i], label + (outs.size() > 1 ? " output " + std::to_string(i) : std::string()));
+        if (node.opcode != opcode::kCall) plan_.dispatches.back().outputs.push_back(static_cast<std::uint32_t>(outs[i].buffer));
+      }
+      values[n] = outs;
+      for (const auto& in : node.inputs)
+        if (--uses[in.node] == 0) {
+          if (!params.count(in.node))
+            for (const auto& v : values.at(in.node)) release(v.buffer);
+          values.erase(in.node);
+        }
+    }
+    std::vector<AVal> results;
+    for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
+    site(here + ": end");
+    for (const auto& [n, vs] : values)
+      if (!params.count(n))
+        for (const auto& v : vs) release(v.buffer);
+    for (auto b : minibatch) release(b);
+    for (auto& v : results) v.buffer = -1;
+    return results;
+  }
+
+  // --- BlockIR ------------------------------------------------------------------------------
+
+  void put(Frame& fr, block::SlotId id, AVal v, const std::string& what) {
+    const auto& cls = roles_.slots(*fr.f);
+    if (o_.stream_rows && cls.at(id) == AllocClass::inputs) stream(v);
+    if (fr.slots[id] && !fr.borrowed[id]) release(fr.slots[id]->buffer);
+    v.buffer = alloc(v, cls.at(id), what);
+    fr.borrowed[id] = false;
+    fr.slots[id] = v;
+  }
+
+  std::optional<std::vector<AVal>> call(const block::Function& f, const std::vector<AVal>& args, int depth) {
+    if (depth > 64) {
+      fail("L0007", "calls nested more than 64 deep (in `" + f.name + "`)");
+      return std::nullopt;
+    }
+    Frame fr;
+    fr.f = &f;
+    fr.depth = depth;
+    fr.slots.resize(f.slots.size());
+    fr.borrowed.assign(f.slots.size(), false);
+    for (std::size_t i = 0; i < f.params.size() && i < args.size(); ++i) {
+      fr.slots[f.params[i]] = args[i];
+      fr.borrowed[f.params[i]] = true;
+      bind(f.slots[f.params[i]].type, args[i].shape, fr.bindings);
+    }
+    Flow flow = body(fr, f.body);
+    if (flow == Flow::failed) return std::nullopt;
+    site(f.name + ": returns");
+    for (std::size_t i = 0; i < fr.slots.size(); ++i)
+      if (fr.slots[i] && !fr.borrowed[i]) release(fr.slots[i]->buffer);
+    return std::move(fr.returned);
+  }
+
+  Flow body(Frame& fr, const std::vector<block::Stmt>& list) {
+    for (const auto& s : list) {
+      Flow fl = stmt(fr, s);
+      if (fl != Flow::next) return fl;
+    }
+    return Flow::next;
+  }
+
+  std::optional<std::vector<AVal>> gather(Frame& fr, const std::vector<block::SlotId>& ids) {
+    std::vector<AVal> out;
+    for (auto s : ids) {
+      if (s >= fr.slots.size() || !fr.slots[s]) {
+        fail("L0005", "in `" + fr.f->name + "`: `" + (s < fr.f->slots.size() ? fr.f->slots[s].name : std::to_string(s)) +
+                          "` is used before it has a value");
+        return std::nullopt;
+      }
+      out.push_back(*fr.slots[s]);
+    }
+    return out;
+  }
+
+  std::string slot_label(Frame& fr, const std::vector<block::SlotId>& ids) {
+    std::string s;
+    for (auto id : ids) s += (s.empty() ? "" : ", ") + fr.f->slots.at(id).name;
+    return s;
+  }
+
+  Flow stmt(Frame& fr, const block::Stmt& s) {
+    using block::StmtKind;
+    const Graph& g = p_.graph;
+    switch (s.kind) {
+      case StmtKind::compute: {
+        auto args = gather(fr, s.args);
+        if (!args) return Flow::failed;
+        auto r = g.find_region(s.region);
+        if (!r) {
+          fail("L0007", "`" + fr.f->name + "` computes a region that is not in the graph");
+          return Flow::failed;
+        }
+        std::vector<AllocClass> rc;
+        const auto& cls = roles_.slots(*fr.f);
+        for (auto id : s.results) rc.push_back(cls.at(id));
+        auto res = region(*r, *args, rc, stream_rows(), 0, fr.f->name);
+        if (!res) return Flow::failed;
+        site(fr.f->name + ": store " + slot_label(fr, s.results));
+        for (std::size_t i = 0; i < s.results.size() && i < res->size(); ++i)
+          put(fr, s.results[i], (*res)[i], fr.f->name + ": slot " + fr.f->slots.at(s.results[i]).name);
+        return Flow::next;
+      }
+      case StmtKind::call: {
+        auto args = gather(fr, s.args);
+        if (!args) return Flow::failed;
+        const block::Function* callee = p_.find(s.callee);
+        if (!callee) {
+          fail("L0007", "`" + fr.f->name + "` calls `" + s.callee + "`, which does not exist");
+          return Flow::failed;
+        }
+        auto res = call(*callee, *args, fr.depth + 1);
+        if (!res) return Flow::failed;
+        site(fr.f->name + ": store " + slot_label(fr, s.results));
+        for (std::size_t i = 0; i < s.results.size() && i < res->size(); ++i)
+          put(fr, s.results[i], (*res)[i], fr.f->name + ": slot " + fr.f->slots.at(s.results[i]).name);
+        return Flow::next;
+      }
+      case StmtKind::for_range: {
+        // Two iterations: the first, and the steady state every later one repeats.
+        for (int it = 0; it < 2; ++it) {
+          site(fr.f->name + ": loop " + fr.f->slots.at(s.results[0]).name + " iteration " + std::to_string(it + 1));
+          put(fr, s.results[0], AVal{DType::i64, {}, MemSpace::host, -1}, fr.f->name + ": loop variable " + fr.f->slots.at(s.results[0]).name);
+          Flow fl = body(fr, s.body);
+          if (fl != Flow::next) return fl;
+        }
+        return Flow::next;
+      }
+      case StmtKind::while_loop:
+        for (int it = 0; it < 2; ++it) {
+          Flow fl = body(fr, s.cond_body);
+          if (fl != Flow::next) return fl;
+          fl = body(fr, s.body);
+          if (fl != Flow::next) return fl;
+        }
+        return body(fr, s.cond_body);
+      case StmtKind::if_else: {
+        // Both branches from the same state; keep the one with the higher peak (a branch
+        // that returns only when both do).
+        MemoryPlan before = plan_;
+        Frame fr_before = fr;
+        Flow fa = body(fr, s.body);
+        if (fa == Flow::failed) return fa;
+        MemoryPlan plan_a = std::move(plan_);
+        Frame fr_a = fr;
+        plan_ = std::move(before);
+        fr = std::move(fr_before);
+        Flow fb = body(fr, s.else_body);
+        if (fb == Flow::failed) return fb;
+        bool keep_a = (fa == fb) ? live_peak(plan_a) > live_peak(plan_) : fb == Flow::returned;
+        if (keep_a) {
+          plan_ = std::move(plan_a);
+          fr = std::move(fr_a);
+          return fa;
+        }
+        return fb;
+      }
+      case StmtKind::assign: {
+        auto v = gather(fr, s.args);
+        if (!v) return Flow::failed;
+        site(fr.f->name + ": assign " + slot_label(fr, s.results));
+        for (std::size_t i = 0; i < s.results.size() && i < v->size(); ++i)
+          put(fr, s.results[i], (*v)[i], fr.f->name + ": slot " + fr.f->slots.at(s.results[i]).name);
+        return Flow::next;
+      }
+      case StmtKind::print:
+        return Flow::next;
+      case StmtKind::read: {
+        const auto& slot = fr.f->slots.at(s.results.at(0));
+        auto shape = size_of(slot.type, fr.bindings, "the file read into `" + slot.name + "` (" + s.text + ")");
+        if (!shape) return Flow::failed;
+        site(fr.f->name + ": read " + s.text);
+        put(fr, s.results[0], AVal{slot.type.dtype, *shape, slot.type.space, -1}, fr.f->name + ": slot " + slot.name + " (read " + s.text + ")");
+        return Flow::next;
+      }
+      case StmtKind::ret: {
+        auto v = gather(fr, s.args);
+        if (!v) return Flow::failed;
+        fr.returned = *v;
+        return Flow::returned;
+      }
+    }
+    return Flow::failed;
+  }
+
+  Rows stream_rows() const {
+    Rows rows;
+    if (!o_.stream_rows) return rows;
+    for (std::uint64_t e : input_extents_) rows[e] = std::min(e, *o_.stream_rows);
+    return rows;
+  }
+
+  static std::uint64_t live_peak(const MemoryPlan& m) {
+    std::uint64_t live = 0, peak = 0;
+    for (const auto& e : m.events) {
+      if (e.alloc) live += m.buffers[e.buffer].bytes;
+      else live -= m.buffers[e.buffer].bytes;
+      peak = std::max(peak, live);
+    }
+    return peak;
+  }
+
+ public:
+  // Leading extents of the inputs (streaming maps each to the chunk size).
+  std::set<std::uint64_t> input_extents_;
+
+ private:
+  const block::Program& p_;
+  const PlanOptions& o_;
+  DiagnosticSink& d_;
+  Roles roles_;
+  MemoryPlan plan_;
+  bool failed_ = false;
+};
+
+// Leading extents of every input-class slot (declared static types) in the program.
+std::set<std::uint64_t> input_extents(const block::Program& p) {
+  std::set<std::uint64_t> out;
+  Roles roles(p);
+  for (const auto& f : p.functions) {
+    const auto& cls = roles.slots(f);
+    for (std::size_t s = 0; s < f.slots.size(); ++s)
+      if (cls[s] == AllocClass::inputs && !f.slots[s].type.shape.empty() && f.slots[s].type.shape[0].is_static())
+        out.insert(f.slots[s].type.shape[0].extent());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<MemoryPlan> plan_program(const block::Program& p, const PlanOptions& opts, DiagnosticSink& diags) {
+  Planner planner(p, opts, diags);
+  if (opts.stream_rows) planner.input_extents_ = input_extents(p);
+  auto plan = planner.run();
+  if (!plan || diags.has_errors()) return std::nullopt;
+  if (opts.binding_limit) annotate_tiling(*plan, p.graph, opts.binding_limit);
+  finish(*plan);
+  return plan;
+}
+
+}  // namespace rung::plan
