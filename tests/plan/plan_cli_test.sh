@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# rung plan exit codes: red 3, green 0, bad input 1, usage 2; a red verdict names a fix that fits.
+set -uo pipefail
+rung=$1; src=$2
+fail() { echo "FAIL: $*"; exit 1; }
+out=$("$rung" plan "$src/examples/digits.rung" --budget 1MiB); rc=$?
+echo "$out"
+[ $rc -eq 3 ] || fail "1MiB: exit $rc, expected 3 (red)"
+grep -q '^verdict       red' <<<"$out" || fail "1MiB: no red verdict"
+grep -q 'fix: .*fits (verified by re-planning)' <<<"$out" || fail "1MiB: no verified fix"
+"$rung" plan "$src/examples/digits.rung" --budget 1GiB >/dev/null; rc=$?
+[ $rc -eq 0 ] || fail "1GiB: exit $rc, expected 0 (green)"
+"$rung" plan "$src/examples/digits.rung" --budget 1GiB --json | grep -q '"verdict": "green"' || fail "1GiB json: not green"
+"$rung" plan "$src/examples/digits.rung" --budget lots 2>/dev/null; rc=$?
+[ $rc -eq 1 ] || fail "bad budget: exit $rc, expected 1"
+"$rung" plan "$src/examples/digits.rung" --device tpu 2>/dev/null; rc=$?
+[ $rc -eq 2 ] || fail "bad device: exit $rc, expected 2"
+out=$("$rung" plan "$src/examples/center.workflow.json" --budget 1GiB 2>&1); rc=$?
+[ $rc -eq 1 ] && grep -q 'L0002' <<<"$out" || fail "unsized dim: exit $rc, no L0002"
+"$rung" plan "$src/examples/center.workflow.json" --budget 1GiB --batch 100000 >/dev/null; rc=$?
+[ $rc -eq 0 ] || fail "workflow with --batch: exit $rc"
+# A binding limit smaller than the data: sub and matmul are split (shown), but the column
+# mean reduces over the split dim and cannot be: red, with fixes that fit.
+out=$("$rung" plan "$src/examples/center.workflow.json" --budget 1GiB --batch 100000 --binding-limit 1MiB); rc=$?
+[ $rc -eq 3 ] || fail "binding limit: exit $rc, expected 3"
+grep -q '^tiled         4 tiles: `matmul`' <<<"$out" || fail "binding limit: no tiling shown"
+grep -q '^cannot tile   `mean`' <<<"$out" || fail "binding limit: unsplittable mean not named"
+grep -q 'fix: batch 100000 -> ' <<<"$out" || fail "binding limit: no batch fix"
+# Streaming runs with a warning: yellow, exit 0.
+out=$("$rung" plan "$src/examples/center.workflow.json" --budget 1GiB --batch 100000 --stream 1000); rc=$?
+[ $rc -eq 0 ] || fail "stream: exit $rc"
+grep -q '^verdict       yellow' <<<"$out" || fail "stream: not yellow"
+echo "ok"

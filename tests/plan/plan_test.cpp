@@ -1,0 +1,285 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "backends/reference/interpreter.h"
+#include "backends/reference/memory_meter.h"
+#include "frontend/frontend.h"
+#include "ir/graph/builder.h"
+#include "plan/exec_plan.h"
+#include "plan/memory_plan.h"
+#include "plan/size.h"
+#include "plan/tiling.h"
+#include "plan/verdict.h"
+#include "runtime/interpreter.h"
+#include "runtime/npy.h"
+#include "workflow/workflow.h"
+
+namespace rung::plan {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = RUNG_SOURCE_DIR;
+
+TensorType f32(std::initializer_list<Dim> dims) { return tensor(DType::f32, dims); }
+
+// entry main(x: f32[4, 8]) -> z: one region  y = relu(x); z = y + y.
+block::Program tiny_program() {
+  block::Program p;
+  p.module = "tiny";
+  p.determinism = {"debug", "exact"};
+  GraphBuilder b(p.graph);
+  ValueRef x = b.param("x", 0, f32({Dim::fixed(4), Dim::fixed(8)}));
+  ValueRef y = b.op("relu", {x}, f32({Dim::fixed(4), Dim::fixed(8)}));
+  ValueRef z = b.op("add", {y, y}, f32({Dim::fixed(4), Dim::fixed(8)}));
+  RegionId r = b.region("body", {x}, {z});
+  block::Function f;
+  f.name = "main";
+  f.exported = true;
+  f.slots = {{"x", f32({Dim::fixed(4), Dim::fixed(8)}), false}, {"z", f32({Dim::fixed(4), Dim::fixed(8)}), false}};
+  f.params = {0};
+  f.results = {1};
+  block::Stmt s;
+  s.kind = block::StmtKind::compute;
+  s.args = {0};
+  s.results = {1};
+  s.region = p.graph.region(r).hash;
+  block::Stmt ret;
+  ret.kind = block::StmtKind::ret;
+  ret.args = {1};
+  f.body = {s, ret};
+  p.functions.push_back(std::move(f));
+  return p;
+}
+
+std::uint64_t cls(const ClassBytes& c, AllocClass k) { return c[static_cast<std::size_t>(k)]; }
+
+TEST(PlanSize, ParsesAndFormats) {
+  EXPECT_EQ(parse_size("2GiB"), 2ull << 30);
+  EXPECT_EQ(parse_size("1 MiB"), 1ull << 20);
+  EXPECT_EQ(parse_size("1.5KB"), 1500u);
+  EXPECT_EQ(parse_size("4096"), 4096u);
+  EXPECT_FALSE(parse_size("lots"));
+  EXPECT_FALSE(parse_size("1..2MiB"));
+  EXPECT_FALSE(parse_size(""));
+  EXPECT_EQ(format_bytes(812), "812 B");
+  EXPECT_EQ(format_bytes(3 << 20), "3.00 MiB");
+}
+
+// Hand count: x (128 B, an input) is held throughout; at `add` relu's output (128 B, a
+// working buffer) and add's output (128 B) are live too: 384 B. add's output becomes slot z,
+// computed from inputs alone, so it is an input as well: 256 B inputs, 128 B working.
+TEST(PlanBreakdown, TinyProgramExact) {
+  block::Program p = tiny_program();
+  DiagnosticSink d;
+  auto m = plan_program(p, {}, d);
+  ASSERT_TRUE(m) << (d.empty() ? "" : d.all()[0].message);
+  EXPECT_EQ(m->peak, 384u);
+  EXPECT_EQ(cls(m->at_peak, AllocClass::inputs), 256u);
+  EXPECT_EQ(cls(m->at_peak, AllocClass::working), 128u);
+  EXPECT_NE(m->sites[m->peak_site].text.find("add"), std::string::npos) << m->sites[m->peak_site].text;
+  EXPECT_EQ(m->dispatches.size(), 2u);
+  EXPECT_EQ(m->no_reuse, 128u * 4);  // x, relu, add, slot z
+  EXPECT_EQ(m->arena_total, 384u);   // slot z reuses relu's bytes
+  std::uint64_t sum = 0;
+  for (auto b : m->at_peak) sum += b;
+  EXPECT_EQ(sum, m->peak);  // every byte in exactly one class
+
+  // The executor agrees byte for byte.
+  reference::MemoryMeter meter;
+  SourceMap sources;
+  std::vector<ops::HostTensor> args{ops::HostTensor(DType::f32, {4, 8})};
+  {
+    reference::ScopedMeter scope(&meter);
+    ASSERT_TRUE(runtime::execute(p, "main", args, sources, d, {}));
+  }
+  EXPECT_EQ(meter.peak(), m->peak);
+}
+
+TEST(PlanBreakdown, ExecPlanHashIsStable) {
+  block::Program p = tiny_program();
+  DiagnosticSink d;
+  auto a = plan_program(p, {}, d), b = plan_program(p, {}, d);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(exec_plan_hash(*a), exec_plan_hash(*b));
+  auto j = to_json(*a);
+  EXPECT_EQ(j["hash"], exec_plan_hash(*a).hex());
+  EXPECT_EQ(j["dispatches"].size(), 2u);
+  PlanOptions o;
+  o.device = Device::webgpu;
+  auto c = plan_program(p, o, d);
+  EXPECT_NE(exec_plan_hash(*a), exec_plan_hash(*c));
+}
+
+std::optional<block::Program> load(const fs::path& path, SourceMap& sources, DiagnosticSink& d) {
+  if (path.extension() == ".rung") return frontend::compile_file(path.string(), sources, d);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  return workflow::lower(sources.add(path.string(), std::move(text)), sources, d);
+}
+
+bool digits_data() { return fs::exists(kSource / "build/data/digits.csv"); }
+
+TEST(PlanDigits, ClassesFromStructure) {
+  if (!digits_data()) GTEST_SKIP() << "build/data/digits.csv missing (scripts/fetch-digits.sh)";
+  SourceMap sources;
+  DiagnosticSink d;
+  auto p = load(kSource / "examples/digits.rung", sources, d);
+  ASSERT_TRUE(p);
+  auto m = plan_program(*p, {}, d);
+  ASSERT_TRUE(m);
+  // Inputs: the csv and the six slices/one-hots derived from it, all held by the frame.
+  const std::uint64_t inputs = 4ull * (1797 * 65 + 300 * 65 + 1497 * 65 + 1497 * 64 + 1497 * 10 + 300 * 64 + 300 * 10);
+  EXPECT_EQ(cls(m->class_max, AllocClass::inputs), inputs);
+  const std::uint64_t weights = 4ull * (64 * 32 + 32 + 32 * 10 + 10);
+  EXPECT_GE(cls(m->class_max, AllocClass::parameters), weights);
+  EXPECT_EQ(cls(m->class_max, AllocClass::parameters) % weights, 0u);
+  EXPECT_GE(cls(m->class_max, AllocClass::gradients), weights);
+  EXPECT_GT(cls(m->class_max, AllocClass::activations), 0u);
+  EXPECT_EQ(cls(m->class_max, AllocClass::optimizer_state), 0u);  // plain gradient descent
+  EXPECT_EQ(m->batch_extent, 1497u);
+  // Reuse: the arena (offsets reused across lifetimes) against every buffer on its own.
+  std::printf("digits: peak %llu, arena with reuse %llu, no reuse %llu bytes\n", static_cast<unsigned long long>(m->peak),
+              static_cast<unsigned long long>(m->arena_total), static_cast<unsigned long long>(m->no_reuse));
+  EXPECT_LT(m->arena_total, m->no_reuse);
+  EXPECT_LE(m->arena_total, m->peak + m->peak / 20);  // offsets waste under 5%
+}
+
+TEST(PlanVerdict, RedSuggestionReplansGreen) {
+  if (!digits_data()) GTEST_SKIP() << "build/data/digits.csv missing";
+  SourceMap sources;
+  DiagnosticSink d;
+  auto p = load(kSource / "examples/digits.rung", sources, d);
+  ASSERT_TRUE(p);
+  PlanOptions o;
+  auto m = plan_program(*p, o, d);
+  ASSERT_TRUE(m);
+  const std::uint64_t budget = 1ull << 20;
+  Assessment a = assess(*p, o, *m, budget);
+  EXPECT_EQ(a.verdict, Verdict::red);
+  bool some_fit = false;
+  for (const auto& s : a.suggestions) {
+    auto again = plan_program(*p, s.options, d);
+    ASSERT_TRUE(again) << s.what;
+    EXPECT_EQ(again->arena_total, s.required) << s.what;
+    if (!s.fits) continue;
+    some_fit = true;
+    Assessment b = assess(*p, s.options, *again, budget);
+    EXPECT_NE(b.verdict, Verdict::red) << s.what;
+  }
+  EXPECT_TRUE(some_fit);
+  EXPECT_EQ(assess(*p, o, *m, 1ull << 30).verdict, Verdict::green);
+}
+
+// Every example that compiles is run on the reference with the memory meter; the planned
+// peak must be within 5% of the measured one.
+TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
+  fs::path tmp = fs::temp_directory_path() / "rung_plan_test";
+  fs::create_directories(tmp);
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(kSource / "examples")) {
+    fs::path path = entry.path();
+    SourceMap sources;
+    DiagnosticSink d;
+    auto p = load(path, sources, d);
+    if (!p) {
+      std::string code;
+      for (const auto& diag : d.all())
+        if (diag.severity == Severity::Error && code.empty()) code = diag.code;
+      std::printf("%-28s does not compile yet (%s): not planned\n", path.filename().c_str(), code.c_str());
+      continue;
+    }
+    if (path.filename() == "digits.rung" && !digits_data()) continue;
+    const block::Function* f = nullptr;
+    for (const auto& fn : p->functions)
+      if (fn.exported) f = &fn;
+    ASSERT_TRUE(f);
+    // Arguments: ones of each parameter's type, symbolic dims = 1000.
+    std::vector<ops::HostTensor> args;
+    PlanOptions o;
+    o.entry = f->name;
+    for (auto s : f->params) {
+      ops::Extents e;
+      for (const auto& dim : f->slots[s].type.shape) {
+        e.push_back(dim.is_static() ? dim.extent() : 1000);
+        if (!dim.is_static()) o.dims[dim.name()] = 1000;
+      }
+      args.emplace_back(f->slots[s].type.dtype, e);
+    }
+    auto m = plan_program(*p, o, d);
+    ASSERT_TRUE(m) << path << ": " << (d.empty() ? "" : d.all()[0].message);
+    reference::MemoryMeter meter;
+    std::ostringstream out;
+    runtime::ExecOptions eo;
+    eo.out = &out;
+    eo.base_dir = path.parent_path().string();
+    eo.progress = false;
+    {
+      reference::ScopedMeter scope(&meter);
+      ASSERT_TRUE(runtime::execute(*p, f->name, args, sources, d, eo)) << path;
+    }
+    double delta = 100.0 * (static_cast<double>(meter.peak()) - static_cast<double>(m->peak)) / static_cast<double>(m->peak);
+    std::printf("%-28s planned %llu, measured %llu bytes (delta %+.2f%%)\n", path.filename().c_str(),
+                static_cast<unsigned long long>(m->peak), static_cast<unsigned long long>(meter.peak()), delta);
+    EXPECT_LE(std::abs(delta), 5.0) << path;
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+}
+
+// A region split for a small binding limit computes the same bits as the unsplit one.
+TEST(PlanTiling, SplitRegionGivesSameBits) {
+  Graph g;
+  GraphBuilder b(g);
+  ValueRef x = b.param("x", 0, f32({Dim::fixed(64), Dim::fixed(16)}));
+  ValueRef w = b.param("w", 1, f32({Dim::fixed(16), Dim::fixed(8)}));
+  ValueRef bias = b.param("bias", 2, f32({Dim::fixed(8)}));
+  ValueRef h = b.op("matmul", {x, w}, f32({Dim::fixed(64), Dim::fixed(8)}));
+  ValueRef y = b.op("add", {h, bias}, f32({Dim::fixed(64), Dim::fixed(8)}));
+  ValueRef z = b.op("tanh", {y}, f32({Dim::fixed(64), Dim::fixed(8)}));
+  RegionId r = b.region("layer", {x, w, bias}, {z});
+  std::size_t split = 0;
+  DiagnosticSink d;
+  auto tiled = tile_region(g, r, 1024, split, d);  // x is 4 KiB, h/y/z 2 KiB: all split
+  ASSERT_TRUE(tiled);
+  EXPECT_EQ(split, 3u);
+  std::vector<float> xs(64 * 16), ws(16 * 8), bs(8);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(static_cast<float>(i) * 0.37f);
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i] = std::cos(static_cast<float>(i) * 0.11f);
+  for (std::size_t i = 0; i < bs.size(); ++i) bs[i] = 0.1f * static_cast<float>(i);
+  std::vector<ops::HostTensor> args{ops::HostTensor::from_f32({64, 16}, xs), ops::HostTensor::from_f32({16, 8}, ws),
+                                    ops::HostTensor::from_f32({8}, bs)};
+  auto plain = reference::run_region(g, r, args, d), split_run = reference::run_region(g, *tiled, args, d);
+  ASSERT_TRUE(plain && split_run) << (d.empty() ? "" : d.all()[0].message);
+  EXPECT_TRUE((*plain)[0].identical((*split_run)[0]));
+  // A limit the op cannot honour: one row alone is too big.
+  auto none = tile_region(g, r, 16, split, d);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(split, 0u);
+}
+
+TEST(PlanErrors, MalformedInputsAreDiagnosed) {
+  block::Program p = tiny_program();
+  DiagnosticSink d;
+  PlanOptions o;
+  o.entry = "nope";
+  EXPECT_FALSE(plan_program(p, o, d));
+  EXPECT_TRUE(d.contains("L0001"));
+  // A symbolic dim with no size.
+  block::Program q = tiny_program();
+  q.functions[0].slots[0].type = f32({Dim::symbol("N"), Dim::fixed(8)});
+  DiagnosticSink d2;
+  EXPECT_FALSE(plan_program(q, {}, d2));
+  EXPECT_TRUE(d2.contains("L0002"));
+  // A slot read before it has a value.
+  block::Program r = tiny_program();
+  r.functions[0].body[0].args = {1};
+  DiagnosticSink d3;
+  EXPECT_FALSE(plan_program(r, {}, d3));
+  EXPECT_TRUE(d3.contains("L0005"));
+}
+
+}  // namespace
+}  // namespace rung::plan
