@@ -12,7 +12,7 @@ echo "== rung inspect"
 "$rung" inspect "$out/mlp.keg" --nodes
 echo "== rung validate"
 "$rung" validate "$out/mlp.keg"
-echo "== the main job: train examples/digits.rung (an MLP on the UCI digits) on the reference backend"
+echo "== the main job: train examples/digits.rung (an MLP on the UCI digits) on the CPU backend (rung run's default)"
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$src_dir/build/data/digits.csv" ] || "$src_dir/scripts/fetch-digits.sh" "$src_dir/build/data/digits.csv"
 "$rung" run "$src_dir/examples/digits.rung" --entry train

@@ -7,6 +7,7 @@
 
 #include "command.h"
 #include "ops/registry.h"
+#include "runtime/backend_registry.h"
 
 namespace rung::cli {
 namespace {
@@ -49,6 +50,7 @@ struct Args {
 };
 
 int run(const Args& a, const GlobalOptions& global) {
+  runtime::backend_registry();  // every backend in this build registers its kernels
   const OpRegistry& r = op_registry();
   std::vector<const OpDef*> ops = r.all();
   if (!a.missing.empty()) {

@@ -165,6 +165,8 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                    ->check(CLI::IsMember({"debug", "prod", "fast"}));
                sub.add_option("--tolerance", a->load.tolerance, "tolerance class: exact | tight | default | loose")
                    ->check(CLI::IsMember({"exact", "tight", "default", "loose"}));
+               // The CPU backend is the default wherever this build has it (else the reference).
+               if (runtime::backend_registry().find("cpu")) a->backend = "cpu";
                sub.add_option("--backend", a->backend, "where to run (`rung run --help` lists the backends of this build)")->capture_default_str();
                sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");

@@ -83,8 +83,10 @@ class Interpreter {
         out.emplace();
         out->emplace_back(t.dtype, std::move(ext), std::vector<std::uint8_t>(b.begin(), b.end()));
       } else if (node.opcode == opcode::kCall) {
-        RegionId callee = *g_.find_region(node.attrs.at("callee").as<Hash256>());
-        out = run(callee, inputs, depth + 1);
+        if (!(opts_.call && opts_.call(g_, node, inputs, diags_, out))) {
+          RegionId callee = *g_.find_region(node.attrs.at("callee").as<Hash256>());
+          out = run(callee, inputs, depth + 1);
+        }
         if (!out) return std::nullopt;
       } else {
         std::size_t before = diags_.all().size();

@@ -28,10 +28,17 @@ namespace rung::reference {
 using NodeEvaluator = std::function<std::optional<std::vector<ops::HostTensor>>(
     const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs, DiagnosticSink& diags)>;
 
+// A backend's own executor for some `call` nodes (a fused region, say): returns true when it
+// took the node (results in `out`, or nullopt after a diagnostic), false to let the walk
+// recurse into the callee as usual.
+using CallEvaluator = std::function<bool(const Graph& g, const Node& call, std::span<const ops::HostTensor> inputs,
+                                         DiagnosticSink& diags, std::optional<std::vector<ops::HostTensor>>& out)>;
+
 struct RunOptions {
   ops::Tier tier = ops::Tier::debug;
   int max_call_depth = 64;
   NodeEvaluator evaluate;
+  CallEvaluator call;
 };
 
 // Symbolic dims bound while running (B = 64, ...).

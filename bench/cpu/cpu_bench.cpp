@@ -1,0 +1,105 @@
+// CPU backend benchmarks (bench/RESULTS.md records the figures and commands):
+//   BM_Gemm/N        rung's exact GEMM (through the backend's matmul) and OpenBLAS sgemm on
+//                    the same N x N x N problem, timed alternately in one process; counters
+//                    rung_gflops, blas_gflops and ratio = rung / blas.
+//   BM_Elementwise/N the `add` kernel and a memcpy of the same bytes, alternately; counters
+//                    add_gbps (3 streams: a, b, y), copy_gbps (2 streams) and ratio.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "backends/cpu/cpu_backend.h"
+#include "ops/evaluate.h"
+#include "ops/registry.h"
+
+#if RUNG_HAVE_OPENBLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int);
+#endif
+
+namespace {
+
+using rung::ops::HostTensor;
+using Clock = std::chrono::steady_clock;
+
+unsigned threads() {
+  if (const char* s = std::getenv("RUNG_CPU_THREADS")) return static_cast<unsigned>(std::atoi(s));
+  return 2;
+}
+
+HostTensor random_f32(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(rows * cols);
+  for (auto& x : v) x = u(rng);
+  return HostTensor::from_f32({rows, cols}, v);
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void BM_Gemm(benchmark::State& state) {
+  auto n = static_cast<std::uint64_t>(state.range(0));
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  const rung::ops::OpDef* matmul = rung::ops::op_registry().find("matmul");
+  std::vector<HostTensor> in{random_f32(n, n, 1), random_f32(n, n, 2)};
+  std::vector<float> c(n * n);
+#if RUNG_HAVE_OPENBLAS
+  openblas_set_num_threads(static_cast<int>(threads()));
+#endif
+  double t_rung = 0, t_blas = 0;
+  for (auto _ : state) {
+    rung::DiagnosticSink d;
+    auto t0 = Clock::now();
+    auto y = cpu->run_op(*matmul, in, {}, d);
+    t_rung += seconds_since(t0);
+    if (!y) state.SkipWithError("matmul failed");
+    benchmark::DoNotOptimize(y);
+#if RUNG_HAVE_OPENBLAS
+    auto t1 = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n),
+                1.0f, reinterpret_cast<const float*>(in[0].bytes().data()), static_cast<int>(n),
+                reinterpret_cast<const float*>(in[1].bytes().data()), static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
+    t_blas += seconds_since(t1);
+    benchmark::DoNotOptimize(c.data());
+#endif
+  }
+  double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(state.iterations());
+  state.counters["rung_gflops"] = flops / t_rung * 1e-9;
+#if RUNG_HAVE_OPENBLAS
+  state.counters["blas_gflops"] = flops / t_blas * 1e-9;
+  state.counters["ratio"] = t_blas / t_rung;
+#endif
+  state.counters["threads"] = threads();
+}
+BENCHMARK(BM_Gemm)->Arg(256)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Elementwise(benchmark::State& state) {
+  auto n = static_cast<std::uint64_t>(state.range(0));
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  const rung::ops::OpDef* add = rung::ops::op_registry().find("add");
+  std::vector<HostTensor> in{random_f32(1, n, 3), random_f32(1, n, 4)};
+  std::vector<float> dst(n);
+  double t_add = 0, t_copy = 0;
+  for (auto _ : state) {
+    rung::DiagnosticSink d;
+    auto t0 = Clock::now();
+    auto y = cpu->run_op(*add, in, {}, d);
+    t_add += seconds_since(t0);
+    benchmark::DoNotOptimize(y);
+    auto t1 = Clock::now();
+    std::memcpy(dst.data(), in[0].bytes().data(), n * 4);
+    t_copy += seconds_since(t1);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  double it = static_cast<double>(state.iterations());
+  state.counters["add_gbps"] = 12.0 * static_cast<double>(n) * it / t_add * 1e-9;
+  state.counters["copy_gbps"] = 8.0 * static_cast<double>(n) * it / t_copy * 1e-9;
+  state.counters["ratio"] = (12.0 / t_add) / (8.0 / t_copy);
+}
+BENCHMARK(BM_Elementwise)->Arg(1 << 24)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

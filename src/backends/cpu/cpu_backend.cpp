@@ -1,0 +1,185 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+
+#include <hwy/highway.h>
+#include <hwy/targets.h>
+
+#include "backends/cpu/cpu_kernel.h"
+#include "backends/cpu/fused_region.h"
+#include "backends/reference/interpreter.h"
+#include "base/check.h"
+#include "backends/cpu/simd.h"
+#include "backends/cpu/source_hash.h"
+#include "ops/fp_env.h"
+#include "ops/typing.h"
+
+namespace rung::cpu {
+
+void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl) {
+  const ops::OpDef* d = r.find(op_name);
+  RUNG_CHECK(d != nullptr, "a CPU kernel for an op the registry does not know");
+  ops::DTypeSet all;
+  for (const auto& tv : d->type_vars) all = all | tv.allowed;
+  r.register_kernel(d->id, ops::Backend::cpu,
+                    {std::string(impl == Impl::simd ? "cpu.simd." : "cpu.scalar.") + d->name, fn, all, true});
+}
+
+void register_cpu_kernels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ops::OpRegistry& r = ops::op_registry();
+    register_elementwise_kernels(r);
+    register_reduce_kernels(r);
+    register_linalg_kernels(r);
+    register_shape_kernels(r);
+    register_nn_kernels(r);
+    register_misc_kernels(r);
+    register_sparse_quant_kernels(r);
+  });
+}
+
+std::string simd_target_name() {
+  std::int64_t t = hwy::SupportedTargets() & HWY_TARGETS;
+  if (t == 0) return "none";
+  return hwy::TargetName(t & -t);
+}
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  return "unknown CPU";
+}
+
+unsigned threads_from_env() {
+  if (const char* s = std::getenv("RUNG_CPU_THREADS")) {
+    long v = std::strtol(s, nullptr, 10);
+    if (v > 0 && v <= 1024) return static_cast<unsigned>(v);
+  }
+  return 0;
+}
+
+class CpuBackend final : public runtime::OpBackend {
+ public:
+  CpuBackend(ops::Tier t, unsigned threads) : tier_(t), pool_(threads) { register_cpu_kernels(); }
+
+  ops::Backend id() const override { return ops::Backend::cpu; }
+  ops::Tier tier() const override { return tier_; }
+
+  runtime::DeviceProfile profile() const override {
+    runtime::DeviceProfile p{"cpu", cpu_model(), {}};
+    p.facts["simd_target"] = simd_target_name();
+    p.facts["threads"] = std::to_string(pool_.threads());
+    p.facts["highway"] = highway_version();
+    return p;
+  }
+
+  std::string kernel_hash(const ops::OpDef& op) const override {
+    const ops::KernelEntry* k = ops::op_registry().kernel(op.id, ops::Backend::cpu);
+    if (!k) return {};
+    return k->name + "@" + std::string(kCpuSourceHash);
+  }
+
+  std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
+                                                     const AttrMap& attrs, DiagnosticSink& diags) override {
+    if (tier_ == ops::Tier::debug && !ops::check_fp_env_for_exact(diags)) return std::nullopt;
+    const ops::KernelEntry* entry = ops::op_registry().kernel(op.id, ops::Backend::cpu);
+    if (!entry) {
+      diags.error("H0001", "the CPU backend has no kernel for `" + op.name + "`")
+          .note("`rung ops` lists which backends have a kernel for each op; run with --backend reference");
+      return std::nullopt;
+    }
+    std::vector<TensorType> types;
+    for (const auto& t : inputs) types.push_back(t.type());
+    std::vector<std::string> errors;
+    auto typed = ops::infer_types(op, types, attrs, errors);
+    if (!typed) {
+      auto& d = diags.error("N0011", "`" + op.name + "` cannot be applied to these operands");
+      for (auto& e : errors) d.note(e);
+      d.note("signature: " + op.signature());
+      return std::nullopt;
+    }
+    std::vector<ops::HostTensor> outputs;
+    for (const auto& rt : typed->results) {
+      ops::Extents ext;
+      bool static_shape = true;
+      for (const auto& dim : rt.shape) {
+        if (!dim.is_static()) { static_shape = false; break; }
+        ext.push_back(dim.extent());
+      }
+      if (!static_shape) {  // data-dependent extent: the kernel allocates this output
+        outputs.emplace_back(rt.dtype, ops::Extents{0});
+        continue;
+      }
+      auto bytes = ops::HostTensor::checked_bytes(rt.dtype, ext);
+      if (!bytes || *bytes > (std::uint64_t{1} << 40)) {
+        diags.error("N0013", "`" + op.name + "` would produce " + rt.to_string() + ", which is too large to evaluate");
+        return std::nullopt;
+      }
+      outputs.emplace_back(rt.dtype, std::move(ext));
+    }
+    ops::KernelContext kc{inputs, outputs, typed->attrs, {}};
+    CpuContext cc{kc, pool_};
+    std::any_cast<CpuKernel>(entry->fn)(cc);
+    if (!kc.error.empty()) {
+      diags.error("N0012", "`" + op.name + "` refused its input: " + kc.error);
+      return std::nullopt;
+    }
+    for (auto& o : outputs) o.canonicalize_nans();
+    return outputs;
+  }
+
+  // The reference walk with this backend's kernels; `call` nodes of fused elementwise
+  // regions run chunk by chunk (fused_region.h) instead of node by node.
+  std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
+                                                         std::span<const ops::HostTensor> args,
+                                                         DiagnosticSink& diags) override {
+    reference::RunOptions o;
+    o.tier = tier_;
+    o.evaluate = [this](const ops::OpDef& op, std::span<const ops::HostTensor> in, const AttrMap& attrs,
+                        DiagnosticSink& d) { return run_op(op, in, attrs, d); };
+    o.call = [this](const Graph& graph, const Node& call, std::span<const ops::HostTensor> in, DiagnosticSink& d,
+                    std::optional<std::vector<ops::HostTensor>>& out) {
+      if (!is_fused_elementwise_call(graph, call)) return false;
+      if (tier_ == ops::Tier::debug && !ops::check_fp_env_for_exact(d)) {
+        out.reset();
+        return true;
+      }
+      out = run_fused_elementwise(graph, call, in, pool_, d);
+      return true;
+    };
+    return reference::run_region(g, region, args, diags, o);
+  }
+
+ private:
+  ops::Tier tier_;
+  ThreadPool pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::OpBackend> make_cpu_backend(ops::Tier tier, CpuOptions options) {
+  unsigned threads = options.threads ? options.threads : threads_from_env();
+  return std::make_unique<CpuBackend>(tier, threads);
+}
+
+}  // namespace rung::cpu
+
+namespace rung::runtime {
+
+void register_cpu_backend(BackendRegistry& r) {
+  cpu::register_cpu_kernels();
+  r.add({"cpu", "SIMD (Highway) and multithreaded kernels, bit-identical to the reference in tier debug",
+         [](ops::Tier t, DiagnosticSink&) { return cpu::make_cpu_backend(t); }});
+}
+
+}  // namespace rung::runtime

@@ -1,0 +1,34 @@
+// The CPU backend: rung's embedded default. Its kernels (registered in the op registry under
+// ops::Backend::cpu) vectorise with Google Highway (runtime dispatch: the best target this
+// CPU supports) and spread independent outputs over a thread pool; in tier debug every
+// result equals the reference's bits (docs/backend-cpu.md says how each family does it).
+//
+// Diagnostics: H0001 no CPU kernel for an op (never a silent detour to the reference),
+// H0002 a region the fused-elementwise executor cannot run; kernel failures are the
+// registry's N-codes, as on the reference.
+#pragma once
+
+#include <memory>
+
+#include "runtime/backend_registry.h"
+#include "runtime/op_backend.h"
+
+namespace rung::cpu {
+
+struct CpuOptions {
+  unsigned threads = 0;  // 0: RUNG_CPU_THREADS if set, else every hardware thread
+};
+
+std::unique_ptr<runtime::OpBackend> make_cpu_backend(ops::Tier tier, CpuOptions options = {});
+
+// Registers every CPU kernel in the op registry (idempotent; the backend factory calls it).
+void register_cpu_kernels();
+
+// The Highway target the dispatched kernels run on now ("AVX3", "AVX2", ...).
+std::string simd_target_name();
+
+}  // namespace rung::cpu
+
+namespace rung::runtime {
+void register_cpu_backend(BackendRegistry& r);
+}

@@ -1,0 +1,41 @@
+// What a CPU kernel sees and how it is registered. A CPU kernel has the reference kernel's
+// contract (ops::KernelContext: inputs, outputs allocated with the inferred types, resolved
+// attributes, fail() for data it refuses) plus the backend's thread pool. Kernels live in
+// the op registry under ops::Backend::cpu as a `CpuKernel` in KernelEntry::fn.
+#pragma once
+
+#include <string_view>
+
+#include "backends/cpu/thread_pool.h"
+#include "ops/op_def.h"
+#include "ops/registry.h"
+
+namespace rung::cpu {
+
+struct CpuContext {
+  ops::KernelContext& k;
+  ThreadPool& pool;
+};
+
+using CpuKernel = void (*)(CpuContext&);
+
+// How the kernel computes: "simd" (Highway, runtime dispatch) or "scalar" (plain loops over
+// threads, rung's scalar formulas). Shown by docs and kept in the kernel's name.
+enum class Impl { simd, scalar };
+
+// Registers `fn` as op `op_name`'s CPU kernel, covering the same dtypes as the reference.
+void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl);
+
+// Items per parallel task for cheap per-element work (keeps thread handoff negligible).
+inline constexpr std::uint64_t kElemGrain = 16384;
+
+// The families (one file each).
+void register_elementwise_kernels(ops::OpRegistry& r);
+void register_reduce_kernels(ops::OpRegistry& r);
+void register_linalg_kernels(ops::OpRegistry& r);
+void register_shape_kernels(ops::OpRegistry& r);
+void register_nn_kernels(ops::OpRegistry& r);
+void register_misc_kernels(ops::OpRegistry& r);
+void register_sparse_quant_kernels(ops::OpRegistry& r);
+
+}  // namespace rung::cpu

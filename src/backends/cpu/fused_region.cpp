@@ -1,0 +1,190 @@
+#include "backends/cpu/fused_region.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "backends/cpu/cpu_kernel.h"
+#include "ir/graph/walk.h"
+#include "ops/typing.h"
+#include "ops/tensor_walk.h"
+
+namespace rung::cpu {
+
+namespace {
+
+using ops::Extents;
+using ops::HostTensor;
+
+bool fusible_family(const std::string& f) { return f == "elementwise" || f == "compare" || f == "cast"; }
+
+// One node of the callee, prepared once.
+struct Step {
+  NodeId id = 0;
+  enum Kind { param, constant, op } kind = op;
+  std::size_t param_index = 0;
+  HostTensor value;                 // constants
+  const ops::OpDef* def = nullptr;  // ops
+  CpuKernel kernel = nullptr;
+  ops::Attrs attrs;
+  DType out_dtype = DType::f32;
+  bool scalar = false;              // rank 0: the same value for every chunk
+};
+
+// Elements [b, e) of a full-size tensor as a 1-D chunk; a rank-0 tensor as itself.
+HostTensor chunk_of(const HostTensor& t, std::uint64_t b, std::uint64_t e) {
+  if (t.rank() == 0) return t;
+  std::size_t w = ops::elem_size(t.dtype());
+  std::vector<std::uint8_t> bytes(t.bytes().begin() + static_cast<std::ptrdiff_t>(b * w),
+                                  t.bytes().begin() + static_cast<std::ptrdiff_t>(e * w));
+  return HostTensor(t.dtype(), {e - b}, std::move(bytes));
+}
+
+}  // namespace
+
+bool is_fused_elementwise_call(const Graph& g, const Node& call) {
+  (void)g;
+  auto it = call.attrs.find("fusion");
+  return it != call.attrs.end() && it->second.kind() == AttrKind::string && it->second.as<std::string>() == "elementwise";
+}
+
+std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, const Node& call,
+                                                             std::span<const HostTensor> args, ThreadPool& pool,
+                                                             DiagnosticSink& diags) {
+  auto refuse = [&](const std::string& why) -> std::optional<std::vector<HostTensor>> {
+    diags.error("H0002", "the CPU backend cannot run this fused elementwise region: " + why)
+        .note("a region marked fusion = \"elementwise\" holds only elementwise, compare, cast and where ops on "
+              "operands of the output's shape or of rank 0");
+    return std::nullopt;
+  };
+  auto callee_id = g.find_region(call.attrs.at("callee").as<Hash256>());
+  if (!callee_id) return refuse("its callee is not in the graph");
+  const Region& r = g.region(*callee_id);
+  if (args.size() != r.params.size())
+    return refuse("it takes " + std::to_string(r.params.size()) + " arguments, " + std::to_string(args.size()) + " were given");
+  // The element space: the shape of the largest argument (every non-scalar must have it).
+  Extents E;
+  bool have = false;
+  for (const auto& a : args)
+    if (a.rank() > 0 && (!have || a.numel() > ops::element_count(E))) {
+      E = a.shape();
+      have = true;
+    }
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i].rank() > 0 && args[i].shape() != E)
+      return refuse("argument " + std::to_string(i) + " has shape " + ops::extents_to_string(args[i].shape()) + ", not " +
+                    ops::extents_to_string(E) + " or a scalar");
+  std::uint64_t n = have ? ops::element_count(E) : 1;
+
+  std::vector<NodeId> order = nodes_in_region(g, r);
+  std::unordered_map<NodeId, std::size_t> step_of;
+  std::vector<Step> steps;
+  for (NodeId id : order) {
+    const Node& node = g.node(id);
+    Step s;
+    s.id = id;
+    if (node.opcode == opcode::kParam) {
+      s.kind = Step::param;
+      for (std::size_t i = 0; i < r.params.size(); ++i)
+        if (r.params[i] == id) s.param_index = i;
+      s.scalar = args[s.param_index].rank() == 0;
+    } else if (node.opcode == opcode::kConst) {
+      s.kind = Step::constant;
+      const TensorType& t = node.outputs[0];
+      Extents ext;
+      for (const auto& d : t.shape) ext.push_back(d.extent());
+      const Bytes& b = node.attrs.at("value").as<Bytes>();
+      s.value = HostTensor(t.dtype, ext, std::vector<std::uint8_t>(b.begin(), b.end()));
+      s.scalar = ext.empty();
+      if (!s.scalar && ext != E) return refuse("a constant of shape " + ops::extents_to_string(ext) + " is neither a scalar nor the output's shape");
+    } else {
+      s.def = ops::op_registry().find(node.opcode);
+      if (!s.def || !fusible_family(s.def->family)) return refuse("`" + node.opcode + "` is not an elementwise op");
+      const ops::KernelEntry* k = ops::op_registry().kernel(s.def->id, ops::Backend::cpu);
+      if (!k) return refuse("`" + node.opcode + "` has no CPU kernel");
+      s.kernel = std::any_cast<CpuKernel>(k->fn);
+      std::vector<TensorType> in_types;
+      bool all_scalar = true;
+      for (const auto& v : node.inputs) {
+        auto it = step_of.find(v.node);
+        if (it == step_of.end()) return refuse("an operand comes from outside the region");
+        const Step& src = steps[it->second];
+        all_scalar = all_scalar && src.scalar;
+        TensorType t;
+        t.dtype = src.kind == Step::param ? args[src.param_index].dtype()
+                  : src.kind == Step::constant ? src.value.dtype() : src.out_dtype;
+        if (!src.scalar) t.shape = {Dim::fixed(kFusedChunk)};
+        in_types.push_back(t);
+      }
+      std::vector<std::string> errors;
+      auto typed = ops::infer_types(*s.def, in_types, node.attrs, errors);
+      if (!typed) return refuse("`" + node.opcode + "` does not type-check: " + (errors.empty() ? "" : errors.front()));
+      if (typed->results.size() != 1) return refuse("`" + node.opcode + "` has more than one result");
+      s.attrs = typed->attrs;
+      s.out_dtype = typed->results[0].dtype;
+      s.scalar = all_scalar;
+    }
+    step_of[id] = steps.size();
+    steps.push_back(std::move(s));
+  }
+  std::vector<std::size_t> result_steps;
+  std::vector<HostTensor> results;
+  for (const auto& v : r.results) {
+    const Step& s = steps[step_of.at(v.node)];
+    DType t = s.kind == Step::param ? args[s.param_index].dtype() : s.kind == Step::constant ? s.value.dtype() : s.out_dtype;
+    result_steps.push_back(step_of.at(v.node));
+    results.emplace_back(t, s.scalar ? Extents{} : E);
+  }
+
+  std::uint64_t chunks = (n + kFusedChunk - 1) / kFusedChunk;
+  std::vector<std::string> errors(chunks);
+  pool.parallel_for(chunks, 1, [&](std::uint64_t c0, std::uint64_t c1) {
+    ThreadPool inline_pool(1);
+    std::vector<HostTensor> vals(steps.size());
+    for (std::uint64_t ch = c0; ch < c1; ++ch) {
+      std::uint64_t b = ch * kFusedChunk, e = std::min(n, b + kFusedChunk);
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        const Step& s = steps[i];
+        if (s.kind == Step::param) {
+          vals[i] = chunk_of(args[s.param_index], b, e);
+          continue;
+        }
+        if (s.kind == Step::constant) {
+          vals[i] = chunk_of(s.value, b, e);
+          continue;
+        }
+        std::vector<HostTensor> in;
+        for (const auto& v : g.node(s.id).inputs) in.push_back(vals[step_of.at(v.node)]);
+        std::vector<HostTensor> out;
+        out.emplace_back(s.out_dtype, s.scalar ? Extents{} : Extents{e - b});
+        ops::KernelContext kc{in, out, s.attrs, {}};
+        CpuContext cc{kc, inline_pool};
+        s.kernel(cc);
+        if (!kc.error.empty()) {
+          errors[ch] = "`" + s.def->name + "` refused its input: " + kc.error;
+          return;
+        }
+        out[0].canonicalize_nans();
+        vals[i] = std::move(out[0]);
+      }
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        const HostTensor& v = vals[result_steps[k]];
+        std::size_t w = ops::elem_size(v.dtype());
+        if (results[k].rank() == 0) {
+          if (ch == 0) std::memcpy(results[k].bytes().data(), v.bytes().data(), w);
+        } else if (v.rank() == 0) {  // a scalar result broadcast over the output (e.g. a param passed through)
+          for (std::uint64_t i = b; i < e; ++i) std::memcpy(results[k].bytes().data() + i * w, v.bytes().data(), w);
+        } else {
+          std::memcpy(results[k].bytes().data() + b * w, v.bytes().data(), (e - b) * w);
+        }
+      }
+    }
+  });
+  for (const auto& e : errors)
+    if (!e.empty()) {
+      diags.error("N0012", e);
+      return std::nullopt;
+    }
+  return results;
+}
+
+}  // namespace rung::cpu

@@ -1,0 +1,49 @@
+// The Highway-vectorised building blocks, one entry point each, dispatched at run time to
+// the best target this CPU supports (hwy::SupportedTargets(); tests force a target with
+// hwy::SetSupportedTargetsForTest). Every routine keeps each output's operation sequence
+// equal to the reference's: lanes hold independent outputs (elementwise, GEMM columns) or
+// the canonical tree's own lanes (reduction chunks), never a reassociated sum.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace rung::cpu::simd {
+
+enum class BinOp : std::uint8_t { add, sub, mul, div, maximum, minimum };
+enum class UnOp : std::uint8_t { neg, abs, square, sqrt, rsqrt, reciprocal, relu };
+
+// y[i] = a[a_scalar ? 0 : i] op b[b_scalar ? 0 : i], i < n.
+void binary_f32(BinOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y, std::size_t n);
+void binary_f64(BinOp op, const double* a, bool a_scalar, const double* b, bool b_scalar, double* y, std::size_t n);
+void unary_f32(UnOp op, const float* x, float* y, std::size_t n);
+void unary_f64(UnOp op, const double* x, double* y, std::size_t n);
+
+// One chunk of the canonical reduction tree (numerics/reduce_tree.h) over n <= 4096
+// contiguous values: 32 lanes from the identity, lane l taking values l, l+32, ...; then
+// the pairwise fold 16, 8, 4, 2, 1.
+enum class RedOp : std::uint8_t { sum, max, min };
+float chunk_f32(RedOp op, const float* x, std::size_t n);
+double chunk_f64(RedOp op, const double* x, std::size_t n);
+// The same chunk for w independent outputs at once: output j reduces x[r * stride + j],
+// r < n (a reduction over a leading axis with the kept axis innermost); out[j] = result.
+void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out);
+
+// C[M, N] (row stride ldc) = sequential-k fma chains of op(A)(i, k) * op(B)(k, j), starting
+// from +0: element (i, k) of op(A) is a[i * a_rs + k * a_ks], element (k, j) of op(B) is
+// b[k * b_ks + j * b_cs]. Packed, cache-blocked, register-tiled; k-blocks continue the
+// chain (load C, keep chaining, store), so the bits equal the scalar definition.
+void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
+              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc);
+void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
+              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc);
+
+// The register tile's width in elements of the current target (the GEMM's N granularity).
+std::size_t gemm_nr_f32();
+
+}  // namespace rung::cpu::simd
+
+namespace rung::cpu {
+std::string highway_version();
+}

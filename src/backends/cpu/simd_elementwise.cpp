@@ -1,0 +1,234 @@
+// Highway kernels for elementwise arithmetic and canonical-tree reduction chunks (see
+// simd.h). Only IEEE-exact operations are vectorised here (+ - * /, sqrt, min/max with
+// rung's NaN and signed-zero rules); transcendentals call rung's scalar formulas.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_elementwise.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <limits>
+#include <vector>
+
+#include "backends/cpu/simd.h"
+#include "ops/numerics/elementwise.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace rung::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// maximum/minimum exactly as num::Maximum/Minimum: NaN if either is NaN; for equal values
+// max picks the one without the sign bit (+0 over -0), min the one with it. For equal
+// operands the bitwise AND (max) / OR (min) is that choice.
+template <class D, class V> HWY_INLINE V Max(D d, V a, V b) {
+  auto nan = hn::Or(hn::IsNaN(a), hn::IsNaN(b));
+  V r = hn::IfThenElse(hn::Gt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
+  (void)d;
+  return hn::IfThenElse(nan, hn::Add(a, b), r);
+}
+template <class D, class V> HWY_INLINE V Min(D d, V a, V b) {
+  auto nan = hn::Or(hn::IsNaN(a), hn::IsNaN(b));
+  V r = hn::IfThenElse(hn::Lt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), r);
+  (void)d;
+  return hn::IfThenElse(nan, hn::Add(a, b), r);
+}
+
+template <class D, class V> HWY_INLINE V Bin(D d, BinOp op, V a, V b) {
+  switch (op) {
+    case BinOp::add: return hn::Add(a, b);
+    case BinOp::sub: return hn::Sub(a, b);
+    case BinOp::mul: return hn::Mul(a, b);
+    case BinOp::div: return hn::Div(a, b);
+    case BinOp::maximum: return Max(d, a, b);
+    case BinOp::minimum: return Min(d, a, b);
+  }
+  return a;
+}
+
+template <typename T> T BinScalar(BinOp op, T a, T b) {
+  switch (op) {
+    case BinOp::add: return num::Add{}(a, b);
+    case BinOp::sub: return num::Sub{}(a, b);
+    case BinOp::mul: return num::Mul{}(a, b);
+    case BinOp::div: return num::Div{}(a, b);
+    case BinOp::maximum: return num::Maximum{}(a, b);
+    case BinOp::minimum: return num::Minimum{}(a, b);
+  }
+  return a;
+}
+
+template <typename T>
+void BinaryT(BinOp op, const T* a, bool as, const T* b, bool bs, T* y, size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  if (n == 0) return;
+  size_t i = 0;
+  auto va0 = hn::Set(d, a[0]);
+  auto vb0 = hn::Set(d, b[0]);
+  for (; i + N <= n; i += N) {
+    auto va = as ? va0 : hn::LoadU(d, a + i);
+    auto vb = bs ? vb0 : hn::LoadU(d, b + i);
+    hn::StoreU(Bin(d, op, va, vb), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = BinScalar<T>(op, a[as ? 0 : i], b[bs ? 0 : i]);
+}
+
+void BinaryF32(BinOp op, const float* a, bool as, const float* b, bool bs, float* y, size_t n) { BinaryT(op, a, as, b, bs, y, n); }
+void BinaryF64(BinOp op, const double* a, bool as, const double* b, bool bs, double* y, size_t n) { BinaryT(op, a, as, b, bs, y, n); }
+
+template <class D, class V> HWY_INLINE V Un(D d, UnOp op, V x) {
+  using T = hn::TFromD<D>;
+  switch (op) {
+    case UnOp::neg: return hn::Neg(x);
+    case UnOp::abs: return hn::Abs(x);
+    case UnOp::square: return hn::Mul(x, x);
+    case UnOp::sqrt: return hn::Sqrt(x);
+    case UnOp::rsqrt: return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
+    case UnOp::reciprocal: return hn::Div(hn::Set(d, T(1)), x);
+    case UnOp::relu: return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), x));
+  }
+  return x;
+}
+
+template <typename T> T UnScalar(UnOp op, T x) {
+  switch (op) {
+    case UnOp::neg: return num::Neg{}(x);
+    case UnOp::abs: return num::Abs{}(x);
+    case UnOp::square: return num::Square{}(x);
+    case UnOp::sqrt: return num::Sqrt{}(x);
+    case UnOp::rsqrt: return num::Rsqrt{}(x);
+    case UnOp::reciprocal: return num::Reciprocal{}(x);
+    case UnOp::relu: return num::Relu{}(x);
+  }
+  return x;
+}
+
+template <typename T> void UnaryT(UnOp op, const T* x, T* y, size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(Un(d, op, hn::LoadU(d, x + i)), d, y + i);
+  for (; i < n; ++i) y[i] = UnScalar<T>(op, x[i]);
+}
+
+void UnaryF32(UnOp op, const float* x, float* y, size_t n) { UnaryT(op, x, y, n); }
+void UnaryF64(UnOp op, const double* x, double* y, size_t n) { UnaryT(op, x, y, n); }
+
+// ---- canonical-tree chunks
+
+template <typename T> T Identity(RedOp op) {
+  switch (op) {
+    case RedOp::sum: return T(0);
+    case RedOp::max: return -std::numeric_limits<T>::infinity();
+    case RedOp::min: return std::numeric_limits<T>::infinity();
+  }
+  return T(0);
+}
+
+template <class D, class V> HWY_INLINE V Red(D d, RedOp op, V acc, V x) {
+  switch (op) {
+    case RedOp::sum: return hn::Add(acc, x);
+    case RedOp::max: return Max(d, acc, x);
+    case RedOp::min: return Min(d, acc, x);
+  }
+  return acc;
+}
+
+template <typename T> T RedScalar(RedOp op, T a, T b) {
+  switch (op) {
+    case RedOp::sum: return a + b;
+    case RedOp::max: return num::Maximum{}(a, b);
+    case RedOp::min: return num::Minimum{}(a, b);
+  }
+  return a;
+}
+
+// The 32 canonical lanes live in 32 / N vectors (N = lanes per vector, at most 32 here);
+// lane l of the tree is lane l % N of vector l / N.
+template <typename T> T ChunkT(RedOp op, const T* x, size_t n) {
+  const hn::ScalableTag<T> d;
+  constexpr size_t kLanes = 32;
+  const size_t N = hn::Lanes(d);
+  HWY_ALIGN T lanes[kLanes];
+  T id = Identity<T>(op);
+  if (N <= kLanes && kLanes % N == 0 && N >= 4) {
+    using V = hn::Vec<decltype(d)>;
+    const size_t nv = kLanes / N;
+    V acc[kLanes / 4];
+    for (size_t v = 0; v < nv; ++v) acc[v] = hn::Set(d, id);
+    size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (size_t v = 0; v < nv; ++v) acc[v] = Red(d, op, acc[v], hn::LoadU(d, x + i + v * N));
+    for (size_t v = 0; v < nv; ++v) hn::Store(acc[v], d, lanes + v * N);
+    for (size_t l = 0; i + l < n; ++l) lanes[l] = RedScalar(op, lanes[l], x[i + l]);
+  } else {
+    for (size_t l = 0; l < kLanes; ++l) lanes[l] = id;
+    for (size_t i = 0; i < n; ++i) lanes[i % kLanes] = RedScalar(op, lanes[i % kLanes], x[i]);
+  }
+  for (size_t s = kLanes / 2; s >= 1; s /= 2)
+    for (size_t l = 0; l < s; ++l) lanes[l] = RedScalar(op, lanes[l], lanes[l + s]);
+  return lanes[0];
+}
+
+float ChunkF32(RedOp op, const float* x, size_t n) { return ChunkT(op, x, n); }
+double ChunkF64(RedOp op, const double* x, size_t n) { return ChunkT(op, x, n); }
+
+// w outputs side by side: acc[l][j] is lane l of output j's tree, kept in a row of memory
+// (32 rows of w values) and updated one vector of outputs at a time.
+void ColumnChunkF32(RedOp op, const float* x, size_t stride, size_t n, size_t w, float* out) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  constexpr size_t kLanes = 32;
+  float id = Identity<float>(op);
+  std::vector<float> acc(kLanes * w, id);
+  for (size_t r = 0; r < n; ++r) {
+    float* a = acc.data() + (r % kLanes) * w;
+    const float* row = x + r * stride;
+    size_t j = 0;
+    for (; j + N <= w; j += N) hn::StoreU(Red(d, op, hn::LoadU(d, a + j), hn::LoadU(d, row + j)), d, a + j);
+    for (; j < w; ++j) a[j] = RedScalar(op, a[j], row[j]);
+  }
+  for (size_t s = kLanes / 2; s >= 1; s /= 2)
+    for (size_t l = 0; l < s; ++l) {
+      float* a = acc.data() + l * w;
+      const float* b = acc.data() + (l + s) * w;
+      size_t j = 0;
+      for (; j + N <= w; j += N) hn::StoreU(Red(d, op, hn::LoadU(d, a + j), hn::LoadU(d, b + j)), d, a + j);
+      for (; j < w; ++j) a[j] = RedScalar(op, a[j], b[j]);
+    }
+  for (size_t j = 0; j < w; ++j) out[j] = acc[j];
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace rung::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace rung::cpu::simd {
+
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryF64);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
+HWY_EXPORT(ChunkF32);
+HWY_EXPORT(ChunkF64);
+HWY_EXPORT(ColumnChunkF32);
+
+void binary_f32(BinOp op, const float* a, bool as, const float* b, bool bs, float* y, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, as, b, bs, y, n);
+}
+void binary_f64(BinOp op, const double* a, bool as, const double* b, bool bs, double* y, std::size_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF64)(op, a, as, b, bs, y, n);
+}
+void unary_f32(UnOp op, const float* x, float* y, std::size_t n) { HWY_DYNAMIC_DISPATCH(UnaryF32)(op, x, y, n); }
+void unary_f64(UnOp op, const double* x, double* y, std::size_t n) { HWY_DYNAMIC_DISPATCH(UnaryF64)(op, x, y, n); }
+float chunk_f32(RedOp op, const float* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF32)(op, x, n); }
+double chunk_f64(RedOp op, const double* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF64)(op, x, n); }
+void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out) {
+  HWY_DYNAMIC_DISPATCH(ColumnChunkF32)(op, x, stride, n, w, out);
+}
+
+}  // namespace rung::cpu::simd
+#endif

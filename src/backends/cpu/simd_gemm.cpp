@@ -1,0 +1,195 @@
+// The exact-path GEMM (simd.h): BLIS-style blocking (KC x NC panels of B, MC x KC blocks of
+// A, both packed) around an MR x NR register tile. Each C element is one fma chain over k in
+// increasing order from +0: the first k-block starts the tile at zero, later k-blocks load
+// the tile from C and continue the chain, so blocking never reassociates anything.
+// Targets without a fused multiply-add (SSSE3, SSE4, scalar) take the fma per lane from
+// num::fma_f32 (correct, slower): a separate multiply and add would round twice.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/cpu/simd_gemm.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/aligned_allocator.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu/simd.h"
+#include "ops/numerics/ieee.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace rung::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+constexpr bool kFusedMulAdd = false;
+#else
+constexpr bool kFusedMulAdd = true;
+#endif
+
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+constexpr size_t kMR = 12;  // 24 accumulators + 2 B vectors + 1 broadcast of 32 registers
+#else
+constexpr size_t kMR = 6;   // 12 accumulators + 3 of 16 registers
+#endif
+
+template <class D, class V> HWY_INLINE V Fma(D d, V a, V b, V c) {
+  if constexpr (kFusedMulAdd) {
+    (void)d;
+    return hn::MulAdd(a, b, c);
+  } else {
+    using T = hn::TFromD<D>;
+    HWY_ALIGN T x[hn::MaxLanes(d)], y[hn::MaxLanes(d)], z[hn::MaxLanes(d)];
+    hn::Store(a, d, x);
+    hn::Store(b, d, y);
+    hn::Store(c, d, z);
+    for (size_t i = 0; i < hn::Lanes(d); ++i) {
+      if constexpr (sizeof(T) == 4) z[i] = num::fma_f32(x[i], y[i], z[i]);
+      else z[i] = num::fma_f64(x[i], y[i], z[i]);
+    }
+    return hn::Load(d, z);
+  }
+}
+
+// The register tile: c (row stride ldc) += packed A panel (kc x MR) * packed B panel (kc x NR).
+template <typename T>
+HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, T* HWY_RESTRICT c, size_t ldc,
+                      bool first) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+  V c0[kMR], c1[kMR];
+#pragma GCC unroll 12
+  for (size_t r = 0; r < kMR; ++r) {
+    if (first) {
+      c0[r] = hn::Zero(d);
+      c1[r] = hn::Zero(d);
+    } else {
+      c0[r] = hn::LoadU(d, c + r * ldc);
+      c1[r] = hn::LoadU(d, c + r * ldc + N);
+    }
+  }
+  for (size_t k = 0; k < kc; ++k) {
+    const V b0 = hn::Load(d, pb);
+    const V b1 = hn::Load(d, pb + N);
+#pragma GCC unroll 12
+    for (size_t r = 0; r < kMR; ++r) {
+      const V a = hn::Set(d, pa[r]);
+      c0[r] = Fma(d, a, b0, c0[r]);
+      c1[r] = Fma(d, a, b1, c1[r]);
+    }
+    pa += kMR;
+    pb += 2 * N;
+  }
+#pragma GCC unroll 12
+  for (size_t r = 0; r < kMR; ++r) {
+    hn::StoreU(c0[r], d, c + r * ldc);
+    hn::StoreU(c1[r], d, c + r * ldc + N);
+  }
+}
+
+template <typename T>
+void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, const T* b, size_t b_ks, size_t b_cs,
+           T* c, size_t ldc) {
+  const hn::ScalableTag<T> d;
+  const size_t NR = 2 * hn::Lanes(d);
+  constexpr size_t MR = kMR;
+  const size_t KC = 256, MC = MR * 16, NC = NR * 128;
+  if (M == 0 || N == 0) return;
+  if (K == 0) {  // empty chains: +0
+    for (size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
+    return;
+  }
+  auto pa = hwy::AllocateAligned<T>(MC * KC);
+  auto pb = hwy::AllocateAligned<T>(KC * std::min(NC, (N + NR - 1) / NR * NR));
+  HWY_ALIGN T tile[kMR * 2 * hn::MaxLanes(d)];
+  for (size_t jc = 0; jc < N; jc += NC) {
+    size_t nc = std::min(NC, N - jc);
+    for (size_t pc = 0; pc < K; pc += KC) {
+      size_t kc = std::min(KC, K - pc);
+      bool first = pc == 0;
+      // Pack B[pc:pc+kc, jc:jc+nc] into NR-wide panels, zero-padded at the right edge.
+      for (size_t jr = 0; jr < nc; jr += NR) {
+        T* dst = pb.get() + jr * kc;
+        size_t nr = std::min(NR, nc - jr);
+        for (size_t k = 0; k < kc; ++k) {
+          const T* src = b + (pc + k) * b_ks + (jc + jr) * b_cs;
+          size_t j = 0;
+          if (b_cs == 1) {
+            std::memcpy(dst + k * NR, src, nr * sizeof(T));
+            j = nr;
+          }
+          for (; j < nr; ++j) dst[k * NR + j] = src[j * b_cs];
+          for (; j < NR; ++j) dst[k * NR + j] = T(0);
+        }
+      }
+      for (size_t ic = 0; ic < M; ic += MC) {
+        size_t mc = std::min(MC, M - ic);
+        // Pack A[ic:ic+mc, pc:pc+kc] into MR-tall panels, zero-padded at the bottom edge.
+        for (size_t ir = 0; ir < mc; ir += MR) {
+          T* dst = pa.get() + ir * kc;
+          size_t mr = std::min(MR, mc - ir);
+          for (size_t k = 0; k < kc; ++k) {
+            size_t r = 0;
+            for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
+            for (; r < MR; ++r) dst[k * MR + r] = T(0);
+          }
+        }
+        for (size_t jr = 0; jr < nc; jr += NR) {
+          size_t nr = std::min(NR, nc - jr);
+          for (size_t ir = 0; ir < mc; ir += MR) {
+            size_t mr = std::min(MR, mc - ir);
+            T* cp = c + (ic + ir) * ldc + jc + jr;
+            if (mr == MR && nr == NR) {
+              Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, cp, ldc, first);
+              continue;
+            }
+            // Edge tile: run the full tile on a copy; padded lanes are discarded.
+            for (size_t r = 0; r < MR; ++r)
+              for (size_t j = 0; j < NR; ++j) tile[r * NR + j] = (!first && r < mr && j < nr) ? cp[r * ldc + j] : T(0);
+            Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, tile, NR, first);
+            for (size_t r = 0; r < mr; ++r) std::memcpy(cp + r * ldc, tile + r * NR, nr * sizeof(T));
+          }
+        }
+      }
+    }
+  }
+}
+
+void GemmF32(size_t M, size_t N, size_t K, const float* a, size_t a_rs, size_t a_ks, const float* b, size_t b_ks,
+             size_t b_cs, float* c, size_t ldc) {
+  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+}
+void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t a_ks, const double* b, size_t b_ks,
+             size_t b_cs, double* c, size_t ldc) {
+  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+}
+size_t NrF32() { return 2 * hn::Lanes(hn::ScalableTag<float>()); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace rung::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace rung::cpu::simd {
+
+HWY_EXPORT(GemmF32);
+HWY_EXPORT(GemmF64);
+HWY_EXPORT(NrF32);
+
+void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
+              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc) {
+  HWY_DYNAMIC_DISPATCH(GemmF32)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+}
+void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
+              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc) {
+  HWY_DYNAMIC_DISPATCH(GemmF64)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+}
+std::size_t gemm_nr_f32() { return HWY_DYNAMIC_DISPATCH(NrF32)(); }
+
+}  // namespace rung::cpu::simd
+
+namespace rung::cpu {
+std::string highway_version() { return std::to_string(HWY_MAJOR) + "." + std::to_string(HWY_MINOR) + "." + std::to_string(HWY_PATCH); }
+}  // namespace rung::cpu
+#endif
