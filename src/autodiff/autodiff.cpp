@@ -1,9 +1,10 @@
 #include "autodiff/autodiff.h"
 
-#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autodiff/gradient_rule.h"
+#include "autodiff/sweep.h"
 #include "base/check.h"
 #include "ir/graph/walk.h"
 #include "ops/registry.h"
@@ -41,12 +42,6 @@ std::vector<ValueRef> flatten(Graph& g, const Region& f) {
   return results;
 }
 
-struct ValueKey {
-  NodeId node;
-  std::uint32_t output;
-  bool operator<(const ValueKey& o) const { return node != o.node ? node < o.node : output < o.output; }
-};
-
 }  // namespace
 
 std::optional<RegionId> differentiate(Graph& g, RegionId fid, std::span<const std::size_t> wrt, DiagnosticSink& diags) {
@@ -70,55 +65,20 @@ std::optional<RegionId> differentiate(Graph& g, RegionId fid, std::span<const st
   std::vector<NodeId> order = nodes_in_region(g, flat);
 
   // Which nodes depend on a requested parameter (only those need cotangents).
-  std::unordered_map<NodeId, bool> depends;
-  for (std::size_t i : wrt) depends[f.params[i]] = true;
+  std::unordered_set<NodeId> depends;
+  for (std::size_t i : wrt) depends.insert(f.params[i]);
   for (NodeId n : order)
     for (const auto& in : g.node(n).inputs)
-      if (depends[in.node]) depends[n] = true;
+      if (depends.count(in.node)) depends.insert(n);
 
   Emitter e(g);
-  std::map<ValueKey, std::vector<ValueRef>> contributions;
-  auto total = [&](ValueRef v) -> std::optional<ValueRef> {
-    auto it = contributions.find({v.node, v.output});
-    if (it == contributions.end() || it->second.empty()) return std::nullopt;
-    ValueRef acc = it->second[0];
-    for (std::size_t k = 1; k < it->second.size(); ++k) acc = e.op("add", {acc, it->second[k]});
-    return acc;
-  };
+  Sweep sweep(e);
   ValueRef loss = results[0];
-  contributions[{loss.node, loss.output}].push_back(e.scalar(g.node(loss.node).outputs[loss.output].dtype, 1.0));
-
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    NodeId n = *it;
-    const Node node = g.node(n);  // copy: g grows
-    if (!depends[n] || node.opcode == opcode::kParam) continue;
-    std::vector<ValueRef> outs, grads;
-    bool any = false;
-    for (std::uint32_t o = 0; o < node.outputs.size(); ++o) {
-      outs.push_back({n, o});
-      auto gsum = total({n, o});
-      any = any || gsum.has_value();
-      grads.push_back(gsum ? *gsum : e.op("zeros_like", {ValueRef{n, o}}));
-    }
-    if (!any) continue;  // nothing flows back through this node
-    const ops::OpDef* def = ops::op_registry().find(node.opcode);
-    if (!def || !def->gradient) {
-      diags.error("D0002", "cannot differentiate `" + f.name + "`: op `" + node.opcode + "` has no gradient rule")
-          .note("it lies on the path from the parameters to the loss (" + describe_node(g, n) + ")");
-      return std::nullopt;
-    }
-    std::vector<TensorType> in_types;
-    for (const auto& in : node.inputs) in_types.push_back(g.node(in.node).outputs[in.output]);
-    std::vector<std::string> errors;
-    auto typed = ops::infer_types(*def, in_types, node.attrs, errors);
-    RUNG_CHECK(typed.has_value(), "a validated node no longer type-checks");
-    std::vector<ValueRef> inputs(node.inputs.begin(), node.inputs.end());
-    GradArgs args{node, typed->attrs, inputs, outs, grads};
-    auto in_grads = def->gradient->fn(e, args);
-    RUNG_CHECK(in_grads.size() == node.inputs.size(), "a gradient rule must return one cotangent per input");
-    for (std::size_t k = 0; k < in_grads.size(); ++k)
-      if (in_grads[k] && depends[node.inputs[k].node])
-        contributions[{node.inputs[k].node, node.inputs[k].output}].push_back(*in_grads[k]);
+  sweep.seed(loss, e.scalar(g.node(loss.node).outputs[loss.output].dtype, 1.0));
+  if (auto err = sweep.run(order, depends)) {
+    auto& d = diags.error(err->code, "cannot differentiate `" + f.name + "`: " + err->message);
+    d.note("it lies on the path from the parameters to the loss (" + describe_node(g, err->node) + ")");
+    return std::nullopt;
   }
 
   Region grad;
@@ -127,7 +87,7 @@ std::optional<RegionId> differentiate(Graph& g, RegionId fid, std::span<const st
   grad.results = results;
   for (std::size_t i : wrt) {
     ValueRef p{f.params[i], 0};
-    auto gsum = total(p);
+    auto gsum = sweep.total(p);
     grad.results.push_back(gsum ? *gsum : e.op("zeros_like", {p}));
   }
   return g.add_region(std::move(grad));
@@ -136,16 +96,16 @@ std::optional<RegionId> differentiate(Graph& g, RegionId fid, std::span<const st
 std::vector<std::string> ops_without_gradient() {
   ensure_gradient_rules();
   std::vector<std::string> out;
-  for (const ops::OpDef* op : ops::op_registry().all()) {
-    if (op->gradient) continue;
-    bool float_result = false;
-    for (const auto& r : op->results) {
-      const ops::TypeVar* tv = op->find_type_var(r.type);
-      if (tv ? tv->allowed.contains(DType::f32) : (r.type == "f32" || r.type == "f64"))
-        float_result = true;
-    }
-    if (float_result) out.push_back(op->name);
-  }
+  for (const ops::OpDef* op : ops::op_registry().all())
+    if (!op->gradient) out.push_back(op->name);  // neither a rule nor a declaration that there is none
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> non_differentiable_ops() {
+  ensure_gradient_rules();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ops::OpDef* op : ops::op_registry().all())
+    if (op->gradient && !op->gradient->differentiable()) out.emplace_back(op->name, op->gradient->not_differentiable);
   return out;
 }
 

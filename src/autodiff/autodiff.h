@@ -8,13 +8,15 @@
 // bit-identical run to run and on every backend that follows the op definitions.
 //
 // Diagnostics: D0001 result 0 is not a float scalar; D0002 an op on the path from the
-// parameters to the loss has no gradient rule (the op is named); D0003 a requested
-// parameter does not exist or is not a float tensor.
+// parameters to the loss has no gradient rule or is not differentiable (the op is named);
+// D0003 a requested parameter does not exist or is not a float tensor; D0004 a rule cannot
+// differentiate this particular node (e.g. it needs a static extent; the reason is given).
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/diagnostic.h"
@@ -24,7 +26,10 @@ namespace rung::autodiff {
 
 std::optional<RegionId> differentiate(Graph& g, RegionId f, std::span<const std::size_t> wrt, DiagnosticSink& diags);
 
-// Registry ops with floating-point results and no gradient rule, sorted by name.
+// Registry ops with neither a gradient rule nor an explicit declaration that they have no
+// derivative, sorted by name (empty when every op is accounted for; a test asserts it).
 std::vector<std::string> ops_without_gradient();
+// Ops declared not differentiable, with the reason, sorted by name.
+std::vector<std::pair<std::string, std::string>> non_differentiable_ops();
 
 }  // namespace rung::autodiff

@@ -1,5 +1,8 @@
 #include "autodiff/emitter.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "base/check.h"
 #include "ops/registry.h"
 #include "ops/typing.h"
@@ -48,6 +51,47 @@ ValueRef Emitter::reduce_like(ValueRef g, ValueRef like) {
       ones.push_back(static_cast<std::int64_t>(i));
   if (!ones.empty()) g = op("sum", {g}, {{"axes", ones}, {"keepdims", true}});
   return g;
+}
+
+}  // namespace rung::autodiff
+
+namespace rung::autodiff {
+
+ValueRef Emitter::constant(const TensorType& t, const std::vector<double>& values) {
+  ops::Extents ext;
+  for (const auto& d : t.shape) {
+    RUNG_CHECK(d.is_static(), "Emitter::constant needs a static type");
+    ext.push_back(d.extent());
+  }
+  ops::HostTensor h(t.dtype, ext);
+  RUNG_CHECK(h.numel() == values.size(), "Emitter::constant: one value per element");
+  for (std::uint64_t i = 0; i < h.numel(); ++i) h.store_f64(i, values[i]);
+  return b_.constant(h.type(), Bytes(h.bytes().begin(), h.bytes().end()));
+}
+
+ValueRef Emitter::canonical_add(const std::vector<ValueRef>& terms) {
+  RUNG_CHECK(!terms.empty(), "canonical_add of nothing");
+  constexpr std::size_t kChunk = 4096, kLanes = 32;
+  std::vector<ValueRef> level = terms;
+  while (level.size() > 1) {
+    std::vector<ValueRef> next;
+    for (std::size_t begin = 0; begin < level.size(); begin += kChunk) {
+      std::optional<ValueRef> lane[kLanes];
+      std::size_t end = std::min(level.size(), begin + kChunk);
+      for (std::size_t i = begin; i < end; ++i) {
+        auto& acc = lane[(i - begin) % kLanes];
+        acc = acc ? op("add", {*acc, level[i]}) : level[i];
+      }
+      for (std::size_t s = kLanes / 2; s >= 1; s /= 2)
+        for (std::size_t l = 0; l < s; ++l) {
+          if (lane[l] && lane[l + s]) lane[l] = op("add", {*lane[l], *lane[l + s]});
+          else if (!lane[l]) lane[l] = lane[l + s];
+        }
+      next.push_back(*lane[0]);
+    }
+    level = std::move(next);
+  }
+  return level[0];
 }
 
 }  // namespace rung::autodiff

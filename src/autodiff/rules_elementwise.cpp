@@ -98,6 +98,55 @@ void register_elementwise_rules() {
     ValueRef xs1 = e.op("mul", {e.op("mul", {x, s}), e.op("sub", {one_of(e, s), s})});
     return {e.op("mul", {a.output_grads[0], e.op("add", {s, xs1})})};
   });
+  define_rule("erf", [](Emitter& e, const GradArgs& a) -> Grads {
+    // d erf(x) = 2/sqrt(pi) e^(-x^2)
+    ValueRef x = a.inputs[0];
+    DType dt = e.type(x).dtype;
+    ValueRef d = e.op("mul", {e.op("exp", {e.op("neg", {e.op("square", {x})})}), e.scalar(dt, 1.1283791670955126)});
+    return {e.op("mul", {a.output_grads[0], d})};
+  });
+  define_rule("gelu", [one_of](Emitter& e, const GradArgs& a) -> Grads {
+    ValueRef x = a.inputs[0];
+    DType dt = e.type(x).dtype;
+    auto k = [&](double v) { return e.scalar(dt, v); };
+    ValueRef d;
+    if (a.attrs.string("approximate") == "tanh") {
+      // t = tanh(c (x + 0.044715 x^3)): d = (1 + t)/2 + x (1 - t^2) c (1 + 3 * 0.044715 x^2) / 2
+      ValueRef x2 = e.op("square", {x});
+      ValueRef u = e.op("mul", {e.op("add", {x, e.op("mul", {e.op("mul", {x2, x}), k(0.044715)})}), k(0.7978845608028654)});
+      ValueRef t = e.op("tanh", {u});
+      ValueRef du = e.op("mul", {e.op("add", {one_of(e, x), e.op("mul", {x2, k(3 * 0.044715)})}), k(0.7978845608028654)});
+      ValueRef sech2 = e.op("sub", {one_of(e, x), e.op("square", {t})});
+      d = e.op("mul", {e.op("add", {e.op("add", {one_of(e, x), t}), e.op("mul", {e.op("mul", {x, sech2}), du})}), k(0.5)});
+    } else {
+      // Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, phi(x) = e^(-x^2/2) / sqrt(2 pi)
+      ValueRef cdf = e.op("mul", {e.op("add", {one_of(e, x), e.op("erf", {e.op("mul", {x, k(0.7071067811865476)})})}), k(0.5)});
+      ValueRef pdf = e.op("mul", {e.op("exp", {e.op("mul", {e.op("square", {x}), k(-0.5)})}), k(0.3989422804014327)});
+      d = e.op("add", {cdf, e.op("mul", {x, pdf})});
+    }
+    return {e.op("mul", {a.output_grads[0], d})};
+  });
+  define_rule("pow", [zero_of, one_of](Emitter& e, const GradArgs& a) -> Grads {
+    // y = a^b: da = g b a^(b-1); db = g y log(a) for a > 0, else 0 (log is not real there).
+    ValueRef x = a.inputs[0], b = a.inputs[1], g = a.output_grads[0], y = a.outputs[0];
+    Grads out{std::nullopt, std::nullopt};
+    if (a.wanted[0])
+      out[0] = e.reduce_like(e.op("mul", {e.op("mul", {g, b}), e.op("pow", {x, e.op("sub", {b, one_of(e, b)})})}), x);
+    if (a.wanted[1]) {
+      ValueRef positive = e.op("gt", {x, zero_of(e, x)});
+      ValueRef db = e.op("where", {positive, e.op("mul", {e.op("mul", {g, y}), e.op("log", {x})}), zero_of(e, g)});
+      out[1] = e.reduce_like(db, b);
+    }
+    return out;
+  });
+  define_rule("clamp", [zero_of](Emitter& e, const GradArgs& a) -> Grads {
+    // g where min <= x <= max (the bounds pass the gradient), else 0.
+    ValueRef x = a.inputs[0];
+    DType dt = e.type(x).dtype;
+    ValueRef inside = e.op("logical_and", {e.op("ge", {x, e.scalar(dt, a.attrs.real("min"))}),
+                                           e.op("le", {x, e.scalar(dt, a.attrs.real("max"))})});
+    return {e.op("where", {inside, a.output_grads[0], zero_of(e, x)})};
+  });
   define_rule("expand_like", [](Emitter& e, const GradArgs& a) -> Grads {
     // y = x broadcast (with re-inserted axes) to like: sum back.
     ValueRef g = a.output_grads[0];

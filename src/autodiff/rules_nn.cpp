@@ -73,6 +73,52 @@ void register_nn_rules() {
     return {e.reduce_like(a.output_grads[0], a.inputs[0])};
   });
 
+  // Composites: back-propagate through their decomposition (decompose.h), so each reuses
+  // the primitive rules and gradcheck judges it against the op's own kernel.
+  for (const char* op : {"layer_norm", "rms_norm", "rope", "attention", "ffn_swiglu", "ffn_gelu", "linear_q"})
+    define_rule(op, rule_by_decomposition());
+
+  define_rule("embedding", [](Emitter& e, const GradArgs& a) -> Grads {
+    // y = table[ids]: every looked-up row receives its cotangent; repeated ids accumulate
+    // in scatter_add's canonical per-target order.
+    ValueRef table = a.inputs[0];
+    if (!dtype_info(e.type(table).dtype).is_float) return {std::nullopt, std::nullopt};
+    return {e.op("scatter_add", {e.op("zeros_like", {table}), a.inputs[1], a.output_grads[0]}, {{"axis", std::int64_t{0}}}),
+            std::nullopt};
+  });
+
+  // Sparse products: the dense operand's gradient is A^T g (A densified); a gradient with
+  // respect to the stored values is not provided and is reported when one is needed.
+  auto csr_rule = [](bool vector) {
+    return [vector](Emitter& e, const GradArgs& a) -> Grads {
+      if (a.wanted[2]) {
+        e.fail("with respect to the CSR values is not supported (differentiate a dense matmul instead)");
+        return Grads(4);
+      }
+      ValueRef B = a.inputs[3], g = a.output_grads[0];
+      const Dim& k = e.type(B).shape[0];
+      if (!k.is_static()) {
+        e.fail("needs the static inner dimension K (it is " + k.to_string() + ")");
+        return Grads(4);
+      }
+      ValueRef A = e.op("csr_to_dense", {a.inputs[0], a.inputs[1], a.inputs[2]}, {{"n_cols", static_cast<std::int64_t>(k.extent())}});
+      ValueRef dB = vector ? e.op("sum", {e.op("mul", {A, e.op("expand_like", {g, A}, {{"axes", std::vector<std::int64_t>{1}}})})},
+                                  {{"axes", std::vector<std::int64_t>{0}}, {"keepdims", false}})
+                           : e.op("matmul", {A, g}, {{"transpose_a", true}});
+      return {std::nullopt, std::nullopt, std::nullopt, dB};
+    };
+  };
+  define_rule("csr_matmul", csr_rule(false));
+  define_rule("csr_matvec", csr_rule(true));
+  define_rule("csr_from_dense", [](Emitter& e, const GradArgs& a) -> Grads {
+    // values = x at the stored positions: dx = the values' cotangent scattered back densely.
+    const Dim& n = e.type(a.inputs[0]).shape[1];
+    if (!n.is_static()) {
+      e.fail("needs a static column count (it is " + n.to_string() + ")");
+      return {std::nullopt};
+    }
+    return {e.op("csr_to_dense", {a.outputs[0], a.outputs[1], a.output_grads[2]}, {{"n_cols", static_cast<std::int64_t>(n.extent())}})};
+  });
   define_rule("cast", [](Emitter& e, const GradArgs& a) -> Grads {
     DType from = e.type(a.inputs[0]).dtype;
     if (!dtype_info(from).is_float) return {std::nullopt};

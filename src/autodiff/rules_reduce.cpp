@@ -32,6 +32,38 @@ void register_reduce_rules() {
     ValueRef g = e.op("div", {a.output_grads[0], n});
     return {e.op("expand_like", {g, x}, {{"axes", dropped_axes(a.attrs, e.type(x).rank())}})};
   });
+  // max/min: the cotangent goes to the elements equal to the result, split evenly among
+  // ties (the average of the one-sided derivatives; deterministic).
+  for (const char* op : {"max", "min"})
+    define_rule(op, [](Emitter& e, const GradArgs& a) -> Grads {
+      ValueRef x = a.inputs[0];
+      DType dt = e.type(x).dtype;
+      AttrMap spread{{"axes", dropped_axes(a.attrs, e.type(x).rank())}};
+      ValueRef hit = e.op("cast", {e.op("eq", {x, e.op("expand_like", {a.outputs[0], x}, spread)})}, {{"to", dt}});
+      ValueRef ties = e.op("sum", {hit}, {{"axes", a.attrs.integers("axes")}, {"keepdims", a.attrs.boolean("keepdims")}});
+      ValueRef share = e.op("div", {a.output_grads[0], ties});
+      return {e.op("mul", {hit, e.op("expand_like", {share, x}, spread)})};
+    });
+  define_rule("prod", [](Emitter& e, const GradArgs& a) -> Grads {
+    // d prod / d x_i = prod / x_i (an input of exactly 0 gives inf/NaN: documented).
+    ValueRef x = a.inputs[0];
+    AttrMap spread{{"axes", dropped_axes(a.attrs, e.type(x).rank())}};
+    ValueRef gy = e.op("expand_like", {e.op("mul", {a.output_grads[0], a.outputs[0]}), x}, spread);
+    return {e.op("div", {gy, x})};
+  });
+  define_rule("variance", [](Emitter& e, const GradArgs& a) -> Grads {
+    // y = sum((x - mean)^2) / (n - correction): dx = 2 (x - mean) g / (n - correction)
+    ValueRef x = a.inputs[0];
+    DType dt = e.type(x).dtype;
+    const auto& axes = a.attrs.integers("axes");
+    bool keep = a.attrs.boolean("keepdims");
+    ValueRef d = e.op("sub", {x, e.op("mean", {x}, {{"axes", axes}, {"keepdims", true}})});
+    ValueRef n = e.op("sum", {e.op("ones_like", {x})}, {{"axes", axes}, {"keepdims", keep}});
+    n = e.op("sub", {n, e.scalar(dt, static_cast<double>(a.attrs.integer("correction")))});
+    ValueRef scale = e.op("div", {e.op("mul", {a.output_grads[0], e.scalar(dt, 2.0)}), n});
+    AttrMap spread{{"axes", dropped_axes(a.attrs, e.type(x).rank())}};
+    return {e.op("mul", {d, e.op("expand_like", {scale, x}, spread)})};
+  });
   define_rule("logsumexp", [](Emitter& e, const GradArgs& a) -> Grads {
     ValueRef x = a.inputs[0];
     AttrMap spread{{"axes", dropped_axes(a.attrs, e.type(x).rank())}};

@@ -37,12 +37,13 @@ namespace {
 class InlinePass final : public Pass {
  public:
   std::string_view name() const override { return "inline"; }
-  std::string_view summary() const override { return "replace calls by the callee's body (all calls)"; }
+  std::string_view summary() const override { return "replace calls by the callee's body (all calls but fused regions)"; }
   Graph run(const Graph& in, PassContext&) override {
     RebuildHooks hooks;
     hooks.rewrite = [](GraphBuilder& b, const Node& n, const std::vector<ValueRef>& inputs)
         -> std::optional<std::vector<ValueRef>> {
-      if (n.opcode != opcode::kCall) return std::nullopt;
+      // Fused regions (fuse.cpp) stay calls: they are the unit a backend executes in one go.
+      if (n.opcode != opcode::kCall || n.attrs.count("fusion")) return std::nullopt;
       return inline_call(b, n, inputs);
     };
     return rebuild(in, hooks);

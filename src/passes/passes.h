@@ -10,4 +10,6 @@ std::unique_ptr<Pass> make_dce_pass();
 std::unique_ptr<Pass> make_inline_pass();
 std::unique_ptr<Pass> make_fold_pass();
 std::unique_ptr<Pass> make_simplify_pass();
+std::unique_ptr<Pass> make_layout_pass();
+std::unique_ptr<Pass> make_fuse_pass();
 }  // namespace rung

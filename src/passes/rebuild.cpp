@@ -1,6 +1,7 @@
 #include "passes/rebuild.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "base/check.h"
@@ -58,7 +59,7 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
   std::vector<bool> keep(in.region_count(), hooks.keep_unexported_regions);
   for (RegionId r : in.reachable_regions()) keep[r] = true;
 
-  auto map_value = [&](ValueRef v) {
+  std::function<ValueRef(ValueRef)> map_value = [&](ValueRef v) {
     RUNG_CHECK(done[v.node], "inputs are rebuilt before their users");
     return flat[first[v.node] + v.output];
   };
@@ -88,7 +89,8 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
         copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);
       }
       std::optional<std::vector<ValueRef>> rewritten;
-      if (hooks.rewrite) rewritten = hooks.rewrite(b, copy, inputs);
+      if (hooks.rewrite_node) rewritten = hooks.rewrite_node(b, n, copy, inputs, r.name, map_value);
+      if (!rewritten && hooks.rewrite) rewritten = hooks.rewrite(b, copy, inputs);
       if (rewritten) {
         RUNG_CHECK(rewritten->size() == node.outputs.size(), "a rewrite must produce one value per output");
         set(n, *rewritten);

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ir/graph/builder.h"
@@ -22,6 +23,13 @@ struct RebuildHooks {
   std::function<std::optional<std::vector<ValueRef>>(GraphBuilder& out, const Node& node,
                                                      const std::vector<ValueRef>& inputs)>
       rewrite;
+  // Like `rewrite`, for passes that decide per node of the input graph (fusion): also gets
+  // the node's id in `in`, the name of the region being rebuilt, and the mapping of any
+  // already rebuilt value of `in`. Tried before `rewrite`.
+  std::function<std::optional<std::vector<ValueRef>>(GraphBuilder& out, NodeId old_id, const Node& node,
+                                                     const std::vector<ValueRef>& inputs, std::string_view region,
+                                                     const std::function<ValueRef(ValueRef)>& map_old)>
+      rewrite_node;
   // Keep regions that no export reaches (a pass that must not drop library functions).
   bool keep_unexported_regions = false;
 };

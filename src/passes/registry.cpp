@@ -7,6 +7,8 @@ std::vector<std::unique_ptr<Pass>> all_passes() {
   v.push_back(make_inline_pass());
   v.push_back(make_fold_pass());
   v.push_back(make_simplify_pass());
+  v.push_back(make_layout_pass());
+  v.push_back(make_fuse_pass());
   v.push_back(make_dce_pass());
   return v;
 }
@@ -17,6 +19,6 @@ std::unique_ptr<Pass> make_pass(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> default_pipeline() { return {"inline", "fold", "simplify", "dce"}; }
+std::vector<std::string> default_pipeline() { return {"inline", "fold", "simplify", "layout", "fuse", "dce"}; }
 
 }  // namespace rung

@@ -47,7 +47,7 @@ Graph random_graph(std::uint32_t seed) {
   const char* unary[] = {"neg", "relu", "square", "exp"};
   for (int i = 0; i < 14; ++i) {
     ValueRef a = pool[rng() % pool.size()];
-    switch (rng() % 5) {
+    switch (rng() % 6) {
       case 0: case 1: {
         ValueRef c = rng() % 3 == 0 ? constant(b, rng, rng() % 2) : pool[rng() % pool.size()];
         bool swap = rng() % 2;
@@ -61,6 +61,14 @@ Graph random_graph(std::uint32_t seed) {
         break;
       }
       case 4: pool.push_back(b.call(helper, {a})[0]); break;
+      case 5: {  // transposes feeding matmul: folded into transpose_a / transpose_b
+        const TensorType sq = tensor(DType::f32, {Dim::fixed(3), Dim::fixed(3)});
+        ValueRef t = b.op("transpose", {a}, tensor(DType::f32, {Dim::fixed(3), Dim::fixed(4)}));
+        ValueRef m = b.op("matmul", {t, pool[rng() % pool.size()]}, sq);
+        if (rng() % 2) m = b.op("transpose", {m}, sq, {{"perm", std::vector<std::int64_t>{-1, -2}}});
+        pool.push_back(b.op("matmul", {pool[rng() % pool.size()], m}, kMat, {{"transpose_b", rng() % 2 == 0}}));
+        break;
+      }
     }
   }
   b.export_region("f", {x, y}, {pool.back(), pool[pool.size() / 2]});
@@ -78,7 +86,7 @@ std::vector<ops::HostTensor> inputs(std::uint32_t seed) {
 }  // namespace
 
 TEST(PassProperty, DefaultPipelinePreservesBitsOnRandomGraphs) {
-  int folded = 0, simplified = 0;
+  int folded = 0, simplified = 0, fused = 0, folded_layouts = 0;
   for (std::uint32_t seed = 0; seed < 300; ++seed) {
     Graph g = random_graph(seed);
     DiagnosticSink d;
@@ -99,12 +107,24 @@ TEST(PassProperty, DefaultPipelinePreservesBitsOnRandomGraphs) {
     for (const auto& s : pm.stats()) {
       if (s.pass == "fold") folded += static_cast<int>(s.changed);
       if (s.pass == "simplify") simplified += static_cast<int>(s.changed);
+      if (s.pass == "fuse") fused += static_cast<int>(s.changed);
+      if (s.pass == "layout") folded_layouts += static_cast<int>(s.changed);
     }
-    for (const auto& n : opt.nodes()) EXPECT_NE(n.opcode, "call") << "seed " << seed;
+    // Every call is inlined except fused regions; no transpose feeds a matmul any more.
+    for (const auto& n : opt.nodes()) {
+      if (n.opcode == "call") {
+        EXPECT_TRUE(n.attrs.count("fusion")) << "seed " << seed;
+      }
+      if (n.opcode == "matmul") {
+        for (const auto& in : n.inputs) EXPECT_NE(opt.node(in.node).opcode, "transpose") << "seed " << seed;
+      }
+    }
   }
   // The generator must actually exercise the passes, or this test proves nothing.
   EXPECT_GT(folded, 100);
   EXPECT_GT(simplified, 30);
+  EXPECT_GT(fused, 60);
+  EXPECT_GT(folded_layouts, 50);
 }
 
 TEST(Simplify, KeepsIdentitiesThatWouldChangeBits) {

@@ -1,0 +1,125 @@
+// Gradients of the shape and indexing ops: each moves or copies elements, so its gradient
+// moves the cotangent back (reshape back, slice -> scatter into zeros, concat -> slices,
+// gather <-> scatter_add). scatter_add's per-target canonical sum makes repeated indices
+// accumulate deterministically.
+#include <limits>
+
+#include "autodiff/rules_common.h"
+#include "ops/host_tensor.h"
+
+namespace rung::autodiff {
+namespace {
+
+std::int64_t norm_axis(std::int64_t axis, std::size_t rank) { return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis; }
+
+ValueRef index_constant(Emitter& e, const std::vector<std::int64_t>& idx) {
+  ops::HostTensor t(DType::i64, {idx.size()});
+  for (std::size_t i = 0; i < idx.size(); ++i) t.store_int(i, static_cast<std::uint64_t>(idx[i]));
+  return e.builder().constant(t.type(), Bytes(t.bytes().begin(), t.bytes().end()));
+}
+
+// The source indices one axis of a slice reads (Python's slice.indices, as the kernel).
+std::vector<std::int64_t> slice_indices(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t n) {
+  auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
+  std::vector<std::int64_t> out;
+  if (step > 0) {
+    std::int64_t b = start < 0 ? clamp(start + n, 0, n) : std::min(start, n);
+    std::int64_t en = end < 0 ? clamp(end + n, 0, n) : std::min(end, n);
+    for (std::int64_t i = b; i < en; i += step) out.push_back(i);
+  } else {
+    std::int64_t b = start < 0 ? clamp(start + n, -1, n - 1) : std::min(start, n - 1);
+    std::int64_t en = end < 0 ? clamp(end + n, -1, n - 1) : std::min(end, n - 1);
+    for (std::int64_t i = b; i > en; i += step) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_shape_rules() {
+  define_rule("reshape", [](Emitter& e, const GradArgs& a) -> Grads {
+    return {e.op("reshape", {a.output_grads[0]}, {{"shape", e.type(a.inputs[0]).shape}})};
+  });
+
+  define_rule("slice", [](Emitter& e, const GradArgs& a) -> Grads {
+    // Scatter the cotangent back axis by axis; before axis k is restored the target has
+    // the shape of x sliced on the axes not restored yet (zeros_like of that slice).
+    ValueRef x = a.inputs[0];
+    std::size_t rank = e.type(x).rank();
+    std::vector<std::int64_t> starts = a.attrs.integers("starts"), ends = a.attrs.integers("ends"),
+                              axes = a.attrs.integers("axes"), steps = a.attrs.integers("steps");
+    if (axes.empty())
+      for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    ValueRef g = a.output_grads[0];
+    for (std::size_t k = starts.size(); k-- > 0;) {
+      std::int64_t ax = norm_axis(axes[k], rank);
+      auto n = static_cast<std::int64_t>(e.type(x).shape[static_cast<std::size_t>(ax)].extent());  // static: the rule requires it
+      AttrMap rest{{"starts", std::vector<std::int64_t>(starts.begin(), starts.begin() + static_cast<long>(k))},
+                   {"ends", std::vector<std::int64_t>(ends.begin(), ends.begin() + static_cast<long>(k))},
+                   {"axes", std::vector<std::int64_t>(axes.begin(), axes.begin() + static_cast<long>(k))},
+                   {"steps", std::vector<std::int64_t>(steps.begin(), steps.begin() + static_cast<long>(k))}};
+      ValueRef like = k == 0 ? x : e.op("slice", {x}, rest);
+      ValueRef idx = index_constant(e, slice_indices(starts[k], ends[k], steps[k], n));
+      g = e.op("scatter_add", {e.op("zeros_like", {like}), idx, g}, {{"axis", ax}});
+    }
+    return {g};
+  });
+
+  define_rule("concat", [](Emitter& e, const GradArgs& a) -> Grads {
+    std::size_t rank = e.type(a.inputs[0]).rank();
+    std::int64_t ax = norm_axis(a.attrs.integer("axis"), rank);
+    Grads out;
+    std::int64_t at = 0;
+    for (std::size_t i = 0; i < a.inputs.size(); ++i) {
+      const Dim& d = e.type(a.inputs[i]).shape[static_cast<std::size_t>(ax)];
+      if (!d.is_static()) {
+        e.fail("needs static extents along the joined axis (operand " + std::to_string(i) + " has " + d.to_string() + ")");
+        return Grads(a.inputs.size());
+      }
+      auto n = static_cast<std::int64_t>(d.extent());
+      if (a.wanted[i])
+        out.push_back(e.op("slice", {a.output_grads[0]}, {{"starts", std::vector<std::int64_t>{at}},
+                                                          {"ends", std::vector<std::int64_t>{at + n}},
+                                                          {"axes", std::vector<std::int64_t>{ax}}}));
+      else
+        out.push_back(std::nullopt);
+      at += n;
+    }
+    return out;
+  });
+
+  define_rule("gather", [](Emitter& e, const GradArgs& a) -> Grads {
+    ValueRef x = a.inputs[0];
+    std::int64_t ax = norm_axis(a.attrs.integer("axis"), e.type(x).rank());
+    return {e.op("scatter_add", {e.op("zeros_like", {x}), a.inputs[1], a.output_grads[0]}, {{"axis", ax}}), std::nullopt};
+  });
+
+  define_rule("scatter_add", [](Emitter& e, const GradArgs& a) -> Grads {
+    std::int64_t ax = norm_axis(a.attrs.integer("axis"), e.type(a.inputs[0]).rank());
+    return {a.output_grads[0], std::nullopt, e.op("gather", {a.output_grads[0], a.inputs[1]}, {{"axis", ax}})};
+  });
+
+  define_rule("pad", [](Emitter& e, const GradArgs& a) -> Grads {
+    if (a.attrs.string("mode") != "constant") {
+      e.fail("is defined for mode = constant only (edge and reflect padding would need a scatter of the borders)");
+      return {std::nullopt};
+    }
+    const auto& pads = a.attrs.integers("pads");
+    std::vector<std::int64_t> starts, ends, axes;
+    for (std::size_t i = 0; 2 * i + 1 < pads.size(); ++i) {
+      if (pads[2 * i] == 0 && pads[2 * i + 1] == 0) continue;
+      axes.push_back(static_cast<std::int64_t>(i));
+      starts.push_back(pads[2 * i]);
+      ends.push_back(pads[2 * i + 1] == 0 ? std::numeric_limits<std::int64_t>::max() : -pads[2 * i + 1]);
+    }
+    if (axes.empty()) return {a.output_grads[0]};
+    return {e.op("slice", {a.output_grads[0]}, {{"starts", starts}, {"ends", ends}, {"axes", axes}})};
+  });
+
+  // Their values do not depend on the operand's values: no cotangent flows back.
+  define_rule("zeros_like", [](Emitter&, const GradArgs&) -> Grads { return {std::nullopt}; });
+  define_rule("ones_like", [](Emitter&, const GradArgs&) -> Grads { return {std::nullopt}; });
+}
+
+}  // namespace rung::autodiff

@@ -1,0 +1,127 @@
+// Before/after tests of the fusion and layout passes on small graphs: the shape of the
+// result (what was fused, what stayed outside) and identical bits on the reference.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backends/reference/interpreter.h"
+#include "ir/graph/builder.h"
+#include "ir/graph/walk.h"
+#include "passes/pass.h"
+
+namespace rung {
+namespace {
+
+const TensorType kMat = tensor(DType::f32, {Dim::fixed(2), Dim::fixed(3)});
+
+std::vector<ops::HostTensor> args2() {
+  float a[6] = {0.5f, -1.0f, 2.0f, -0.0f, 3.5f, 1e-3f}, b[6] = {1.5f, 0.25f, -2.0f, 4.0f, -0.5f, 7.0f};
+  return {ops::HostTensor::from_f32({2, 3}, a), ops::HostTensor::from_f32({2, 3}, b)};
+}
+
+Graph optimise(const Graph& g, std::vector<std::string> passes) {
+  Graph out = g;
+  PipelineOptions o;
+  o.passes = std::move(passes);
+  PassManager pm(o);
+  DiagnosticSink d;
+  PassContext ctx{d};
+  EXPECT_TRUE(pm.run(out, ctx)) << (d.empty() ? "" : d.all()[0].message);
+  return out;
+}
+
+void expect_same_bits(const Graph& a, const Graph& b, std::vector<ops::HostTensor> args) {
+  DiagnosticSink d;
+  auto x = reference::run_region(a, a.exports().at("f"), args, d);
+  auto y = reference::run_region(b, b.exports().at("f"), args, d);
+  ASSERT_TRUE(x && y) << (d.empty() ? "" : d.all()[0].message);
+  for (std::size_t i = 0; i < x->size(); ++i) EXPECT_TRUE((*x)[i].identical((*y)[i])) << i;
+}
+
+}  // namespace
+
+TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
+  Graph g;
+  GraphBuilder b(g);
+  auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
+  float one = 1.0f;
+  auto c = b.constant_f32({}, std::span<const float>(&one, 1));           // rank 0: fusible operand
+  auto shared = b.op("mul", {x, y}, kMat);                                 // two uses: stays outside
+  auto t = b.op("exp", {b.op("add", {shared, c}, kMat)}, kMat);            // add -> exp
+  auto u = b.op("tanh", {b.op("sub", {t, shared}, kMat)}, kMat);           // sub -> tanh, joins t's tree
+  float row[3] = {1, 2, 3};
+  auto bias = b.constant_f32({Dim::fixed(3)}, row);                        // broadcast operand: not fused
+  auto v = b.op("add", {u, bias}, kMat);
+  b.export_region("f", {x, y}, {v});
+  Graph opt = optimise(g, {"fuse", "dce"});
+
+  const Region& f = opt.region(opt.exports().at("f"));
+  const Node& result = opt.node(f.results[0].node);
+  EXPECT_EQ(result.opcode, "add");  // the broadcasting add stays
+  const Node& call = opt.node(result.inputs[0].node);
+  ASSERT_EQ(call.opcode, "call");
+  EXPECT_EQ(call.attrs.at("fusion").as<std::string>(), "elementwise");
+  const Region& fused = opt.region(*opt.find_region(call.attrs.at("callee").as<Hash256>()));
+  EXPECT_EQ(fused.name, "f.fused.0");
+  std::multiset<std::string> ops;
+  for (NodeId n : nodes_in_region(opt, fused))
+    if (opt.node(n).opcode != "param" && opt.node(n).opcode != "const") ops.insert(opt.node(n).opcode);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"add", "exp", "sub", "tanh"}));
+  // Externals: the shared product (a value with two uses inside the group is still one input) and the constant.
+  EXPECT_EQ(fused.params.size(), 2u);
+  EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "mul");
+  expect_same_bits(g, opt, args2());
+  // A second run changes nothing (the pipeline converges).
+  EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
+}
+
+TEST(Fuse, SurvivesTheDefaultPipelineAndInlineKeepsFusedCalls) {
+  Graph g;
+  GraphBuilder b(g);
+  auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
+  b.export_region("f", {x, y}, {b.op("relu", {b.op("div", {x, y}, kMat)}, kMat)});
+  Graph opt = optimise(g, {});
+  std::size_t calls = 0;
+  for (const auto& n : opt.nodes()) calls += n.opcode == "call" && n.attrs.count("fusion");
+  EXPECT_EQ(calls, 1u);
+  expect_same_bits(g, opt, args2());
+}
+
+TEST(Layout, TransposeFeedingMatmulFoldsIntoItsFlag) {
+  Graph g;
+  GraphBuilder b(g);
+  auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
+  auto xt = b.op("transpose", {x}, tensor(DType::f32, {Dim::fixed(3), Dim::fixed(2)}));
+  auto sq = tensor(DType::f32, {Dim::fixed(3), Dim::fixed(3)});
+  auto m = b.op("matmul", {xt, y}, sq);  // x^T y
+  auto yt = b.op("transpose", {y}, tensor(DType::f32, {Dim::fixed(3), Dim::fixed(2)}), {{"perm", std::vector<std::int64_t>{1, 0}}});
+  auto n = b.op("matmul", {xt, yt}, tensor(DType::f32, {Dim::fixed(2), Dim::fixed(2)}), {{"transpose_a", true}});  // (x^T)^T y^T
+  b.export_region("f", {x, y}, {m, n});
+  Graph opt = optimise(g, {"layout", "dce"});
+  const Region& f = opt.region(opt.exports().at("f"));
+  const Node& mm = opt.node(f.results[0].node);
+  EXPECT_EQ(mm.opcode, "matmul");
+  EXPECT_TRUE(mm.attrs.at("transpose_a").as<bool>());
+  EXPECT_EQ(opt.node(mm.inputs[0].node).opcode, "param");
+  const Node& mn = opt.node(f.results[1].node);
+  EXPECT_EQ(mn.attrs.count("transpose_a"), 0u);  // toggled back to the default
+  EXPECT_TRUE(mn.attrs.at("transpose_b").as<bool>());
+  EXPECT_EQ(opt.node(mn.inputs[0].node).opcode, "param");
+  EXPECT_EQ(opt.node(mn.inputs[1].node).opcode, "param");
+  for (const auto& node : opt.nodes()) EXPECT_NE(node.opcode, "transpose");
+  expect_same_bits(g, opt, args2());
+}
+
+TEST(Layout, LeavesOtherPermutationsAlone) {
+  Graph g;
+  GraphBuilder b(g);
+  auto t3 = tensor(DType::f32, {Dim::fixed(2), Dim::fixed(3), Dim::fixed(4)});
+  auto x = b.param("x", 0, t3);
+  auto xt = b.op("transpose", {x}, tensor(DType::f32, {Dim::fixed(4), Dim::fixed(3), Dim::fixed(2)}));  // reverses 3 axes
+  auto w = b.param("w", 1, tensor(DType::f32, {Dim::fixed(2), Dim::fixed(5)}));
+  b.export_region("f", {x, w}, {b.op("matmul", {xt, w}, tensor(DType::f32, {Dim::fixed(4), Dim::fixed(3), Dim::fixed(5)}))});
+  Graph opt = optimise(g, {"layout"});
+  EXPECT_EQ(opt.fingerprint(), g.fingerprint());
+}
+
+}  // namespace rung
