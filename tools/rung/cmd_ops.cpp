@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "autodiff/gradient_rule.h"
 #include "command.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
@@ -41,7 +42,8 @@ nlohmann::json op_json(const OpRegistry& r, const OpDef& d) {
           {"attributes", attrs},
           {"tolerance", {{"debug", tol_class_name(d.tolerance.debug)}, {"prod", tol_class_name(d.tolerance.prod)},
                          {"fast", tol_class_name(d.tolerance.fast)}}},
-          {"backends", backends}, {"gradient", d.gradient != nullptr}};
+          {"backends", backends},
+          {"gradient", !d.gradient ? "none" : d.gradient->differentiable() ? "rule" : "not differentiable: " + d.gradient->not_differentiable}};
 }
 
 struct Args {
@@ -51,6 +53,7 @@ struct Args {
 
 int run(const Args& a, const GlobalOptions& global) {
   runtime::backend_registry();  // every backend in this build registers its kernels
+  autodiff::ensure_gradient_rules();  // and the autodiff layer its gradient rules
   const OpRegistry& r = op_registry();
   std::vector<const OpDef*> ops = r.all();
   if (!a.missing.empty()) {
