@@ -20,7 +20,9 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+# npm packages go into the git-ignored build-deps/ once the Debian ones (npm itself) are there.
+npm_setup() { if [[ -x scripts/setup-npm.sh ]]; then scripts/setup-npm.sh; fi; }
+if [[ ${#missing[@]} -eq 0 ]]; then npm_setup; exit 0; fi
 
 echo "setup: installing missing Debian packages: ${missing[*]}"
 sudo=""
@@ -33,3 +35,4 @@ if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
   $sudo apt-get update -q
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+npm_setup

@@ -86,6 +86,17 @@ int run(const RunArgs& a, const GlobalOptions& global) {
 
   auto op_backend = runtime::backend_registry().create(a.backend, *tier, diags);
   if (!op_backend) return report(diags, sources, global);
+  // A backend whose bits differ between devices refuses a request for bit-exact agreement.
+  if (program->determinism.tolerance == "exact") {
+    auto facts = op_backend->profile().facts;
+    if (auto it = facts.find("bit_exact_across_devices"); it != facts.end() && it->second == "no") {
+      diags.error("A0020", "tolerance `exact` asks for the same bits on every device, which backend `" + a.backend + "` cannot give")
+          .note("on WebGPU, tier " + program->determinism.tier + " means fixed order and bit-stable on one device; agreement "
+                "with the reference is each op's tolerance class (docs/backend-webgpu.md)")
+          .note("for bit-exact results use --backend cpu or reference; to accept convergent results, --tolerance default");
+      return report(diags, sources, global);
+    }
+  }
   auto backend = runtime::as_compute_backend(*op_backend);
   runtime::ExecOptions eo;
   eo.backend = backend.get();

@@ -1,19 +1,46 @@
 // `rung show --rung block|graph FILE`: the program a source (or .keg, or workflow) lowers
-// to, as BlockIR text or as GraphIR regions.
+// to, as BlockIR text or as GraphIR regions. `--rung kernel --backend webgpu FILE|OP`: the
+// generated WGSL of every op node of FILE (static shapes), or of one OP for `--type`s.
 #include <cstdio>
+#include <filesystem>
 
 #include "command.h"
 #include "ir/block/printer.h"
 #include "ir/graph/printer.h"
 #include "plan/exec_plan.h"
 #include "program_loader.h"
+#if RUNG_CLI_HAVE_WEBGPU
+#include "backends/webgpu/kernel_listing.h"
+#include "ops/registry.h"
+#endif
 
 namespace rung::cli {
 namespace {
 
-int run_show(const std::string& file, const std::string& what, const GlobalOptions& global) {
+int run_show(const std::string& file, const std::string& what, const GlobalOptions& global, const std::string& backend,
+             const std::vector<std::string>& types) {
   SourceMap sources;
   DiagnosticSink diags;
+  if (what == "kernel") {
+#if RUNG_CLI_HAVE_WEBGPU
+    if (backend == "webgpu") {
+      std::string text;
+      if (ops::op_registry().find(file) && !std::filesystem::exists(file)) {
+        webgpu::op_kernel_text(file, types, text, diags);
+      } else {
+        LoadOptions lo;
+        lo.tier = "debug";
+        auto program = load_program(file, lo, sources, diags);
+        if (program) webgpu::graph_kernel_text(program->graph, text, diags);
+      }
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return report(diags, sources, global);
+    }
+#endif
+    diags.error("C0017", "`--rung kernel` needs `--backend webgpu` (the backend whose kernels are generated source in this build), got `" +
+                             backend + "`");
+    return report(diags, sources, global);
+  }
   LoadOptions lo;
   lo.tier = "debug";  // .keg files declare none; showing does not run anything
   auto program = load_program(file, lo, sources, diags);
@@ -34,9 +61,13 @@ RUNG_COMMAND("show", "Print the BlockIR or GraphIR a program lowers to",
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto file = std::make_shared<std::string>();
                auto what = std::make_shared<std::string>("block");
-               sub.add_option("FILE", *file, "a .rung source, .keg file or workflow .json")->required();
-               sub.add_option("--rung", *what, "which IR: block | graph | plan")->check(CLI::IsMember({"block", "graph", "plan"}))->capture_default_str();
-               return [file, what, &global] { return run_show(*file, *what, global); };
+               auto backend = std::make_shared<std::string>();
+               auto types = std::make_shared<std::vector<std::string>>();
+               sub.add_option("FILE", *file, "a .rung source, .keg file or workflow .json (or an op name with --rung kernel)")->required();
+               sub.add_option("--rung", *what, "which IR: block | graph | plan | kernel")->check(CLI::IsMember({"block", "graph", "plan", "kernel"}))->capture_default_str();
+               sub.add_option("--backend", *backend, "with --rung kernel: whose kernels (webgpu)");
+               sub.add_option("--type", *types, "with --rung kernel OP: an operand type such as f32[4,8] (repeat per operand)");
+               return [file, what, backend, types, &global] { return run_show(*file, *what, global, *backend, *types); };
              });
 
 }  // namespace

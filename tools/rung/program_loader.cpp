@@ -44,6 +44,11 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
       diags.warning("C0016", "--tier " + opts.tier + " overrides the module's declared tier " + program->determinism.tier);
       program->determinism.tier = opts.tier;
     }
+    if (program && !opts.tolerance.empty() && opts.tolerance != program->determinism.tolerance) {
+      diags.warning("C0016", "--tolerance " + opts.tolerance + " overrides the module's declared tolerance " +
+                                 program->determinism.tolerance);
+      program->determinism.tolerance = opts.tolerance;
+    }
     return program;
   }
   diags.error("C0011", "cannot load '" + path + "': expected a .rung source, a .keg file or a workflow .json document");

@@ -1,0 +1,51 @@
+#include "backends/webgpu/wgsl/generator.h"
+
+namespace rung::webgpu {
+
+const std::map<std::string, EmitterEntry>& emitters() {
+  static const std::map<std::string, EmitterEntry> table = [] {
+    std::map<std::string, EmitterEntry> t;
+    register_elementwise_emitters(t);
+    register_shape_emitters(t);
+    register_reduce_emitters(t);
+    register_linalg_emitters(t);
+    register_nn_emitters(t);
+    register_misc_emitters(t);
+    return t;
+  }();
+  return table;
+}
+
+std::optional<Program> generate(const KernelArgs& a, std::string& error) {
+  auto it = emitters().find(a.op.name);
+  if (it == emitters().end()) {
+    error = "no WGSL emitter for `" + a.op.name + "`";
+    return std::nullopt;
+  }
+  for (const auto& t : a.in)
+    if (!device_representable(t.dtype)) {
+      error = std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
+      return std::nullopt;
+    }
+  for (const auto& t : a.out)
+    if (!device_representable(t.dtype)) {
+      error = std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
+      return std::nullopt;
+    }
+  return it->second.emit(a, error);
+}
+
+std::string program_text(const Program& p) {
+  std::string s;
+  for (std::size_t i = 0; i < p.steps.size(); ++i) {
+    const Step& st = p.steps[i];
+    s += "// ===== dispatch " + std::to_string(i + 1) + " of " + std::to_string(p.steps.size()) + ": " + st.title +
+         " — workgroups " + std::to_string(st.groups.x) + "x" + std::to_string(st.groups.y) + "x" +
+         std::to_string(st.groups.z) + " =====\n";
+    s += st.wgsl;
+    if (i + 1 < p.steps.size()) s += "\n";
+  }
+  return s;
+}
+
+}  // namespace rung::webgpu

@@ -1,0 +1,88 @@
+// What the WGSL generator produces for one op application: a short program of compute
+// dispatches over the op's tensors (inputs, then outputs, then scratch buffers), each with its
+// full, commented WGSL source. Emitters (one per op family, emit_*.cpp) are looked up by op
+// name in a table (generator.cpp); shapes and attributes are baked into the source as
+// constants, so the text a user reads is exactly what ran.
+//
+// Device layout of a tensor: one 32-bit word per element (f32 for f32/f16/bf16, i32 for
+// signed ints, u32 for unsigned ints and bool); the quantized formats keep their raw bytes.
+// f16/bf16 values are kept rounded to their format (each kernel rounds its results), so the
+// layout is exact; 64-bit ints must fit in 32 bits (checked at upload).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ops/attrs.h"
+#include "ops/host_tensor.h"
+#include "ops/op_def.h"
+
+namespace rung::webgpu {
+
+enum class Scalar : std::uint8_t { f32, i32, u32 };
+
+Scalar scalar_of(DType t);                 // the WGSL word type of a device tensor
+std::string_view wgsl_type(Scalar s);      // "f32", "i32", "u32"
+bool device_representable(DType t);        // false for f64 (WGSL has no binary64)
+std::uint64_t device_words(DType t, const ops::Extents& shape);  // 32-bit words on the device
+
+struct TensorDesc {
+  DType dtype = DType::f32;
+  ops::Extents shape;
+  std::uint64_t numel() const { return ops::element_count(shape); }
+  std::string to_string() const;  // "f32[2, 3]"
+};
+
+struct DeviceCaps {
+  std::uint64_t max_binding = 128ull << 20;   // maxStorageBufferBindingSize
+  std::uint32_t max_workgroups = 65535;       // maxComputeWorkgroupsPerDimension
+  std::uint32_t max_invocations = 256;        // maxComputeInvocationsPerWorkgroup
+  std::uint32_t max_workgroup_storage = 16384;
+  std::uint32_t offset_alignment = 256;       // minStorageBufferOffsetAlignment
+  // WGSL's fma may be evaluated as a rounded multiply and add (SwiftShader does); then the
+  // kernels use fma_x, an fma from exact two-product / two-sum steps (probed at device open).
+  bool fused_fma = true;
+};
+
+struct Dispatch {
+  std::uint32_t x = 1, y = 1, z = 1;
+};
+
+// A binding of one step: tensor `slot` (inputs, outputs, scratch in that order), optionally a
+// window of it in bytes (for tensors split across bindings).
+struct Binding {
+  int slot = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;  // 0 = whole buffer
+};
+
+struct Step {
+  std::string title;  // one line: what this dispatch does
+  std::string wgsl;
+  std::vector<Binding> bindings;
+  Dispatch groups;
+};
+
+struct Program {
+  std::vector<Step> steps;
+  std::vector<std::uint64_t> scratch_words;  // extra device buffers, in 32-bit words
+  bool can_fail = false;  // the last scratch buffer is a status word (nonzero: data refused)
+  std::string fail_message;  // what a nonzero status means
+};
+
+struct KernelArgs {
+  const ops::OpDef& op;
+  std::span<const TensorDesc> in;
+  std::span<const TensorDesc> out;
+  const ops::Attrs& attrs;
+  DeviceCaps caps;
+};
+
+// Emits the program, or nullopt with `error` saying why this application is not supported.
+using Emitter = std::function<std::optional<Program>(const KernelArgs&, std::string& error)>;
+
+}  // namespace rung::webgpu

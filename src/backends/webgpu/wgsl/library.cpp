@@ -1,0 +1,435 @@
+// The WGSL functions kernels share. WGSL's own min/max/exp/log/sin... leave NaN handling and
+// accuracy to the device (exp: 3 + 2|x| ulp, sin: absolute 2^-11), so rung brings its own:
+// NaN/±0 rules of docs/semantics.md §2 through bit tests (never `x != x`, which a compiler may
+// fold), and f32 transcendentals with Cody–Waite range reduction and minimax polynomials
+// (about 1 ulp; the binary64 scheme of the exact path needs f64, which WGSL lacks).
+#include <cmath>
+#include <map>
+
+#include "backends/webgpu/wgsl/module.h"
+
+namespace rung::webgpu {
+namespace {
+
+std::string erf_series_coefficients() {
+  // c_n = 2^n / (1*3*...*(2n+1)), Horner from c_28 (docs/semantics.md §8, erf).
+  std::string s = "const ERF_C = array<f32, 29>(";
+  double c = 1;
+  for (int n = 0; n <= 28; ++n) {
+    if (n > 0) c = c * 2.0 / (2.0 * n + 1.0);
+    s += (n ? ", " : "") + f32_lit(c);
+  }
+  return s + ");\n";
+}
+
+std::map<std::string, LibraryFunction> make_library() {
+  std::map<std::string, LibraryFunction> L;
+  L["is_nan"] = {{}, R"(// NaN test on the bits (a compiler may assume x == x).
+fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+)"};
+  L["canon"] = {{"is_nan"}, R"(// Every output NaN is the canonical quiet NaN 0x7fc00000.
+fn canon(x: f32) -> f32 { return select(x, bitcast<f32>(0x7fc00000u), is_nan(x)); }
+)"};
+  L["fit_f32"] = {{"canon"}, "fn fit_f32(x: f32) -> f32 { return canon(x); }\n"};
+  L["round_f16"] = {{}, R"(// Round an f32 to the nearest binary16 value (ties to even, overflow to inf, subnormals
+// kept), in integer arithmetic so no device conversion mode is involved.
+fn round_f16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  let sign = b & 0x80000000u;
+  let a = b & 0x7fffffffu;
+  if (a >= 0x7f800000u) { return x; }
+  if (a < 0x38800000u) {  // below 2^-14: a multiple of 2^-24
+    if (a < 0x00800000u) { return bitcast<f32>(sign); }
+    let e = i32(a >> 23u) - 127;
+    let s = u32(-e - 1);  // value = m * 2^(e-23); quantum 2^-24
+    if (s >= 25u) { return bitcast<f32>(sign); }
+    let m = (a & 0x7fffffu) | 0x800000u;
+    var q = m >> s;
+    let rem = m & ((1u << s) - 1u);
+    let half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (q & 1u) == 1u)) { q = q + 1u; }
+    return bitcast<f32>(sign | bitcast<u32>(f32(q) * 5.9604644775390625e-8f));
+  }
+  var q = a >> 13u;
+  let rem = a & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (q & 1u) == 1u)) { q = q + 1u; }
+  var r = q << 13u;
+  if (r >= 0x47800000u) { r = 0x7f800000u; }
+  return bitcast<f32>(sign | r);
+}
+)"};
+  L["round_bf16"] = {{}, R"(// Round an f32 to the nearest bfloat16 value (ties to even), in integer arithmetic.
+fn round_bf16(x: f32) -> f32 {
+  let b = bitcast<u32>(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) { return x; }
+  var q = b >> 16u;
+  let rem = b & 0xffffu;
+  if (rem > 0x8000u || (rem == 0x8000u && (q & 1u) == 1u)) { q = q + 1u; }
+  return bitcast<f32>(q << 16u);
+}
+)"};
+  L["fit_f16"] = {{"canon", "round_f16"}, "fn fit_f16(x: f32) -> f32 { return canon(round_f16(x)); }\n"};
+  L["fit_bf16"] = {{"canon", "round_bf16"}, "fn fit_bf16(x: f32) -> f32 { return canon(round_bf16(x)); }\n"};
+  L["fit_i32"] = {{}, "fn fit_i32(x: i32) -> i32 { return x; }\n"};
+  L["fit_i8"] = {{}, "fn fit_i8(x: i32) -> i32 { return (x << 24u) >> 24u; }  // wrap to 8 bits\n"};
+  L["fit_i16"] = {{}, "fn fit_i16(x: i32) -> i32 { return (x << 16u) >> 16u; }  // wrap to 16 bits\n"};
+  L["fit_u32"] = {{}, "fn fit_u32(x: u32) -> u32 { return x; }\n"};
+  L["fit_u8"] = {{}, "fn fit_u8(x: u32) -> u32 { return x & 0xffu; }\n"};
+  L["fit_u16"] = {{}, "fn fit_u16(x: u32) -> u32 { return x & 0xffffu; }\n"};
+  L["fit_bool"] = {{}, "fn fit_bool(x: u32) -> u32 { return select(0u, 1u, x != 0u); }\n"};
+  L["fmax"] = {{"is_nan"}, R"(// maximum: NaN if either is NaN; maximum(-0, +0) = +0 in either order.
+fn fmax(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || is_nan(b)) { return bitcast<f32>(0x7fc00000u); }
+  if (a == b) { return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b)); }
+  return select(b, a, a > b);
+}
+)"};
+  L["fmin"] = {{"is_nan"}, R"(// minimum: NaN if either is NaN; minimum(-0, +0) = -0 in either order.
+fn fmin(a: f32, b: f32) -> f32 {
+  if (is_nan(a) || is_nan(b)) { return bitcast<f32>(0x7fc00000u); }
+  if (a == b) { return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b)); }
+  return select(b, a, a < b);
+}
+)"};
+  L["pow2i"] = {{}, R"(// 2^k for k in [-126, 127] as an exact f32.
+fn pow2i(k: i32) -> f32 { return bitcast<f32>(u32(k + 127) << 23u); }
+)"};
+  L["exp_r"] = {{"is_nan", "pow2i"}, R"(// exp: k = rne(x log2 e), r = x - k ln2 (ln2 in two parts, k*hi exact), degree-7
+// polynomial, scaled by 2^k in two exact steps (keeps subnormal results).
+fn exp_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 88.7228394f) { return bitcast<f32>(0x7f800000u); }
+  if (x < -103.972084f) { return 0.0f; }
+  let k = round(x * 1.44269504f);
+  let r = (x - k * 0.693359375f) - k * -2.12194440e-4f;
+  let p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
+            1.6666665459e-1f) * r + 5.0000001201e-1f) * r) * r + r + 1.0f;
+  let ki = i32(k);
+  let k1 = ki / 2;
+  return p * pow2i(k1) * pow2i(ki - k1);
+}
+)"};
+  L["log_r"] = {{"is_nan"}, R"(// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(1 + f) by a degree-9 polynomial,
+// e ln2 added in two parts.
+fn log_r(x0: f32) -> f32 {
+  if (is_nan(x0) || x0 < 0.0f) { return bitcast<f32>(0x7fc00000u); }
+  if (x0 == 0.0f) { return bitcast<f32>(0xff800000u); }
+  if (bitcast<u32>(x0) == 0x7f800000u) { return x0; }
+  var b = bitcast<u32>(x0);
+  var e = 0;
+  if (b < 0x00800000u) { b = bitcast<u32>(x0 * 8388608.0f); e = -23; }  // subnormal: scale by 2^23
+  e = e + i32(b >> 23u) - 126;
+  var x = bitcast<f32>((b & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  if (x < 0.707106781f) { e = e - 1; x = x + x - 1.0f; } else { x = x - 1.0f; }
+  let z = x * x;
+  var y = ((((((((7.0376836292e-2f * x - 1.1514610310e-1f) * x + 1.1676998740e-1f) * x - 1.2420140846e-1f) * x +
+              1.4249322787e-1f) * x - 1.6668057665e-1f) * x + 2.0000714765e-1f) * x - 2.4999993993e-1f) * x +
+           3.3333331174e-1f) * x * z;
+  let fe = f32(e);
+  y = y + -2.12194440e-4f * fe;
+  y = y + -0.5f * z;
+  return (x + y) + 0.693359375f * fe;
+}
+)"};
+  L["sincos_r"] = {{"is_nan"}, R"(// sin and cos: reduction by pi/4 octants with pi/4 in three parts (accurate for |x| < 8192,
+// degrading beyond), minimax polynomials on [-pi/4, pi/4].
+fn sincos_poly(z: f32, use_cos: bool) -> f32 {
+  let zz = z * z;
+  if (use_cos) {
+    return ((2.443315711809948e-5f * zz - 1.388731625493765e-3f) * zz + 4.166664568298827e-2f) * zz * zz - 0.5f * zz + 1.0f;
+  }
+  return ((-1.9515295891e-4f * zz + 8.3321608736e-3f) * zz - 1.6666654611e-1f) * zz * z + z;
+}
+fn sincos_r(x: f32, want_cos: bool) -> f32 {
+  if (is_nan(x) || (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
+  let a = abs(x);
+  var j = u32(a * 1.27323954473516f);
+  var y = f32(j);
+  if ((j & 1u) == 1u) { j = j + 1u; y = y + 1.0f; }
+  j = j & 7u;
+  let z = ((a - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+  var neg = false;
+  if (want_cos) {
+    if (j > 3u) { j = j - 4u; neg = !neg; }
+    if (j > 1u) { neg = !neg; }
+    let r = sincos_poly(z, j == 0u || j == 3u);
+    return select(r, -r, neg);
+  }
+  if (j > 3u) { j = j - 4u; neg = true; }
+  var r = sincos_poly(z, j == 1u || j == 2u);
+  if (neg) { r = -r; }
+  return select(r, -r, x < 0.0f || bitcast<u32>(x) == 0x80000000u);
+}
+)"};
+  L["tanh_r"] = {{"is_nan", "exp_r"}, R"(// tanh: odd polynomial below 0.625, 1 - 2/(e^2|x| + 1) above, ±1 from |x| >= 10.
+fn tanh_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let a = abs(x);
+  var r: f32;
+  if (a >= 10.0f) { r = 1.0f; }
+  else if (a > 0.625f) { r = 1.0f - 2.0f / (exp_r(2.0f * a) + 1.0f); }
+  else {
+    let z = x * x;
+    return ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z + 1.33314422036e-1f) * z -
+            3.33332819422e-1f) * z * x + x;
+  }
+  return select(r, -r, x < 0.0f);
+}
+)"};
+  L["sigmoid_r"] = {{"is_nan", "exp_r"}, R"(// sigmoid: 1/(1 + e^-x) for x >= 0, e^x/(1 + e^x) below (no overflow, tiny results kept).
+fn sigmoid_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 40.0f) { return 1.0f; }
+  if (x >= 0.0f) { return 1.0f / (1.0f + exp_r(-x)); }
+  let e = exp_r(x);
+  return e / (1.0f + e);
+}
+)"};
+  L["silu_r"] = {{"is_nan", "exp_r"}, R"(// silu: x / (1 + e^-x); x e^x where e^-x overflows; the limit -0 for x < -120.
+fn silu_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 100.0f) { return x; }
+  if (x < -120.0f) { return -0.0f; }
+  if (x < -80.0f) { return x * exp_r(x); }
+  return x / (1.0f + exp_r(-x));
+}
+)"};
+  L["sq_split"] = {{}, R"(// x*x as hi + lo (Dekker's split into 12-bit halves: every partial product is exact).
+fn sq_split(x: f32) -> vec2f {
+  let hi = x * x;
+  let xh = bitcast<f32>(bitcast<u32>(x) & 0xfffff000u);
+  let xl = x - xh;
+  let lo = ((xh * xh - hi) + 2.0f * xh * xl) + xl * xl;
+  return vec2f(hi, lo);
+}
+)"};
+  L["erf_r"] = {{"is_nan", "exp_r", "sq_split"}, erf_series_coefficients() + R"(// e^(-x^2) with x^2 carried as hi + lo.
+fn exp_neg_sq(z: f32) -> f32 {
+  let s = sq_split(z);
+  return exp_r(-s.x) * (1.0f - s.y);
+}
+// erf for z = |x| < 2: the all-positive series (2/sqrt(pi)) z e^-z^2 sum c_n z^2n.
+fn erf_sum(z2: f32) -> f32 {
+  var s = ERF_C[28];
+  for (var n = 27; n >= 0; n = n - 1) { s = s * z2 + ERF_C[n]; }
+  return s;
+}
+fn erf_series(z: f32) -> f32 { return 1.12837917f * z * exp_neg_sq(z) * erf_sum(z * z); }
+// erfc for z >= 2: Laplace's continued fraction, 50 terms bottom-up.
+fn erfc_cf(z: f32) -> f32 {
+  if (z > 10.5f) { return 0.0f; }
+  var t = z;
+  for (var n = 50; n >= 1; n = n - 1) { t = z + (f32(n) * 0.5f) / t; }
+  return exp_neg_sq(z) * 0.564189584f / t;
+}
+fn erf_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let z = abs(x);
+  var r: f32;
+  if (z >= 4.0f) { r = 1.0f; } else if (z < 2.0f) { r = erf_series(z); } else { r = 1.0f - erfc_cf(z); }
+  return select(r, -r, x < 0.0f || bitcast<u32>(x) == 0x80000000u);
+}
+// erfc(z) for z >= 0.
+fn erfc_pos(z: f32) -> f32 {
+  if (z < 2.0f) { return 1.0f - erf_series(z); }
+  return erfc_cf(z);
+}
+)"};
+  L["gelu_r"] = {{"is_nan", "erf_r", "erfc_cf100", "df"}, R"(// gelu (erf form): 0.5 x (1 + erf(x/sqrt2)) for x >= 0, 0.5 x erfc(|x|/sqrt2) below
+// (erfc without cancellation from z = 0.8 on: the continued fraction, 100 terms).
+fn gelu_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x < -15.0f) { return -0.0f; }
+  let z = abs(x) * 0.707106781f;
+  if (x >= 0.0f) { return 0.5f * x * (1.0f + erf_r(z)); }
+  let x2 = two_prod(x, x);
+  let z2 = vec2f(x2.x * 0.5f, x2.y * 0.5f);  // z^2 = x^2 / 2 exactly, as hi + lo
+  if (z >= 0.8f) { return 0.5f * x * erfc_cf100(z, z2); }
+  return 0.5f * x * (1.0f - 1.12837917f * z * exp_r(-z2.x) * (1.0f - z2.y) * erf_sum(z2.x));
+}
+)"};
+  L["df"] = {{"fma_x"}, R"(// Double-f32 arithmetic (value = x + y, |y| <= ulp(x)/2): exact two-product and two-sum.
+fn two_prod(a: f32, b: f32) -> vec2f {
+  let p = a * b;
+  let sa = split12(a);
+  let sb = split12(b);
+  return vec2f(p, ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y);
+}
+fn two_sum(a: f32, b: f32) -> vec2f {
+  let s = a + b;
+  let bb = s - a;
+  return vec2f(s, (a - (s - bb)) + (b - bb));
+}
+fn df_mul(a: vec2f, b: vec2f) -> vec2f {
+  let p = two_prod(a.x, b.x);
+  return two_sum(p.x, p.y + (a.x * b.y + a.y * b.x));
+}
+fn df_add(a: vec2f, b: vec2f) -> vec2f {
+  let s = two_sum(a.x, b.x);
+  return two_sum(s.x, s.y + (a.y + b.y));
+}
+)"};
+  L["gelu_tanh_r"] = {{"is_nan", "exp_r", "df"}, R"(// gelu (tanh form): x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3), with u carried
+// in double-f32 (the exponential amplifies u's absolute error).
+fn gelu_tanh_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 10.0f) { return x; }
+  if (x < -20.0f) { return -0.0f; }
+  let x2 = two_prod(x, x);
+  let x3 = df_mul(x2, vec2f(x, 0.0f));
+  let inner = df_add(vec2f(x, 0.0f), df_mul(vec2f(0.0447149985f, 1.54614443e-9f), x3));
+  let u = df_mul(vec2f(0.797884583f, -2.26703403e-8f), inner);
+  let e = exp_r(-2.0f * u.x) * (1.0f - 2.0f * u.y);
+  return x / (1.0f + e);
+}
+)"};
+  L["erfc_cf100"] = {{"erf_r", "df"}, R"(// erfc(z) for z >= 0.8: Laplace's continued fraction with 100 terms (relative error
+// below 1e-9 from z = 0.8 on), e^-z^2 with z^2 as hi + lo.
+fn erfc_cf100(z: f32, z2: vec2f) -> f32 {
+  if (z > 10.5f) { return 0.0f; }
+  var t = z;
+  for (var n = 100; n >= 1; n = n - 1) { t = z + (f32(n) * 0.5f) / t; }
+  return exp_r(-z2.x) * (1.0f - z2.y) * 0.564189584f / t;
+}
+)"};
+  L["gelu_r"] = {{"is_nan", "erf_r", "erfc_cf100", "df"}, R"(// gelu (erf form): 0.5 x (1 + erf(x/sqrt2)) for x >= 0, 0.5 x erfc(|x|/sqrt2) below
+// (erfc without cancellation from z = 0.8 on: the continued fraction, 100 terms).
+fn gelu_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x < -15.0f) { return -0.0f; }
+  let z = abs(x) * 0.707106781f;
+  if (x >= 0.0f) { return 0.5f * x * (1.0f + erf_r(z)); }
+  let x2 = two_prod(x, x);
+  let z2 = vec2f(x2.x * 0.5f, x2.y * 0.5f);  // z^2 = x^2 / 2 exactly, as hi + lo
+  if (z >= 0.8f) { return 0.5f * x * erfc_cf100(z, z2); }
+  return 0.5f * x * (1.0f - 1.12837917f * z * exp_r(-z2.x) * (1.0f - z2.y) * erf_sum(z2.x));
+}
+)"};
+  L["df"] = {{"fma_x"}, R"(// Double-f32 arithmetic (value = x + y, |y| <= ulp(x)/2): exact two-product and two-sum.
+fn two_prod(a: f32, b: f32) -> vec2f {
+  let p = a * b;
+  let sa = split12(a);
+  let sb = split12(b);
+  return vec2f(p, ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y);
+}
+fn two_sum(a: f32, b: f32) -> vec2f {
+  let s = a + b;
+  let bb = s - a;
+  return vec2f(s, (a - (s - bb)) + (b - bb));
+}
+fn df_mul(a: vec2f, b: vec2f) -> vec2f {
+  let p = two_prod(a.x, b.x);
+  return two_sum(p.x, p.y + (a.x * b.y + a.y * b.x));
+}
+fn df_add(a: vec2f, b: vec2f) -> vec2f {
+  let s = two_sum(a.x, b.x);
+  return two_sum(s.x, s.y + (a.y + b.y));
+}
+)"};
+  L["gelu_tanh_r"] = {{"is_nan", "exp_r", "df"}, R"(// gelu (tanh form): x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3), with u carried
+// in double-f32 (the exponential amplifies u's absolute error).
+fn gelu_tanh_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 10.0f) { return x; }
+  if (x < -20.0f) { return -0.0f; }
+  let x2 = two_prod(x, x);
+  let x3 = df_mul(x2, vec2f(x, 0.0f));
+  let inner = df_add(vec2f(x, 0.0f), df_mul(vec2f(0.0447149985f, 1.54614443e-9f), x3));
+  let u = df_mul(vec2f(0.797884583f, -2.26703403e-8f), inner);
+  let e = exp_r(-2.0f * u.x) * (1.0f - 2.0f * u.y);
+  return x / (1.0f + e);
+}
+)"};
+  L["erfc_nr"] = {{"erf_r"}, R"(// erfc(z) for z >= 0.5 without cancellation: t e^(-z^2 - 1.26551223 + t P(t)), t = 1/(1 + z/2)
+// (Numerical Recipes' Chebyshev fit, relative error < 1.2e-7), e^-z^2 with z^2 as hi + lo.
+fn erfc_nr(z: f32) -> f32 {
+  let t = 1.0f / (1.0f + 0.5f * z);
+  let p = -1.26551223f + t * (1.00002368f + t * (0.37409196f + t * (0.09678418f + t * (-0.18628806f + t * (0.27886807f +
+          t * (-1.13520398f + t * (1.48851587f + t * (-0.82215223f + t * 0.17087277f))))))));
+  return t * exp_neg_sq(z) * exp_r(p);
+}
+)"};
+  L["pow_r"] = {{"is_nan", "exp_r", "log_r"}, R"(// pow with the C99 Annex F special cases; otherwise e^(y log|x|), negative for x < 0 and
+// odd integer y.
+fn is_int_f(y: f32) -> bool { return abs(y) >= 16777216.0f || trunc(y) == y; }
+fn is_odd_int_f(y: f32) -> bool { return abs(y) < 16777216.0f && trunc(y) == y && (i32(abs(y)) & 1) == 1; }
+fn pow_r(x: f32, y: f32) -> f32 {
+  let inf = bitcast<f32>(0x7f800000u);
+  if (y == 0.0f || x == 1.0f) { return 1.0f; }
+  if (is_nan(x) || is_nan(y)) { return bitcast<f32>(0x7fc00000u); }
+  let ax = abs(x);
+  let yinf = abs(y) == inf;
+  if (yinf) {
+    if (ax == 1.0f) { return 1.0f; }
+    if ((ax < 1.0f) == (y < 0.0f)) { return inf; }
+    return 0.0f;
+  }
+  let odd = is_odd_int_f(y);
+  let neg_sign = (bitcast<u32>(x) & 0x80000000u) != 0u;
+  if (ax == 0.0f || ax == inf) {
+    let big = (ax == inf) == (y > 0.0f);
+    let r = select(0.0f, inf, big);
+    return select(r, -r, neg_sign && odd);
+  }
+  if (x < 0.0f && !is_int_f(y)) { return bitcast<f32>(0x7fc00000u); }
+  let t = y * log_r(ax);
+  var r: f32;
+  if (t > 89.0f) { r = inf; } else if (t < -104.0f) { r = 0.0f; } else { r = exp_r(t); }
+  return select(r, -r, x < 0.0f && odd);
+}
+)"};
+  L["idiv"] = {{}, R"(// Integer division truncating toward zero; x / 0 = 0; MIN / -1 wraps to MIN.
+fn idiv(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  if (b == -1) { return 0 - a; }
+  return a / b;
+}
+fn udiv(a: u32, b: u32) -> u32 { return select(a / max(b, 1u), 0u, b == 0u); }
+)"};
+  L["f2i"] = {{"is_nan"}, R"(// float -> int: truncation toward zero, saturating at [lo, hi]; NaN -> 0.
+fn f2i(x: f32, lo: f32, hi: f32, ilo: i32, ihi: i32) -> i32 {
+  if (is_nan(x)) { return 0; }
+  if (x <= lo) { return ilo; }
+  if (x >= hi) { return ihi; }
+  return i32(trunc(x));
+}
+fn f2u(x: f32, hi: f32, uhi: u32) -> u32 {
+  if (is_nan(x) || x <= 0.0f) { return 0u; }
+  if (x >= hi) { return uhi; }
+  return u32(trunc(x));
+}
+)"};
+  L["fma_x"] = {{}, R"(// fma from exact steps, for devices whose fma rounds the product: Dekker's two-product
+// (a and b split into 12-bit halves) and Knuth's two-sum, then one final addition. Equal to
+// the fused result except in rare double-rounding cases (within 1 ulp).
+fn split12(a: f32) -> vec2f {
+  let c = 4097.0f * a;
+  let hi = c - (c - a);
+  return vec2f(hi, a - hi);
+}
+fn fma_x(a: f32, b: f32, c: f32) -> f32 {
+  let p = a * b;
+  let sa = split12(a);
+  let sb = split12(b);
+  let pe = ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y;
+  let s = p + c;
+  let bb = s - p;
+  let se = (p - (s - bb)) + (c - bb);
+  let r = s + (pe + se);
+  // Exact zeros and non-finite values: the plain operations' answer.
+  if (p == 0.0f || (bitcast<u32>(p) & 0x7f800000u) == 0x7f800000u || (bitcast<u32>(s) & 0x7f800000u) == 0x7f800000u) { return s; }
+  return r;
+}
+)"};
+  return L;
+}
+
+}  // namespace
+
+const LibraryFunction* library_function(const std::string& name) {
+  static const std::map<std::string, LibraryFunction> lib = make_library();
+  auto it = lib.find(name);
+  return it == lib.end() ? nullptr : &it->second;
+}
+
+}  // namespace rung::webgpu

@@ -1,0 +1,212 @@
+// WebGPU conformance on the adapter the environment gives (SwiftShader in CI: the CMake file
+// sets RUNG_WEBGPU_ADAPTER=swiftshader). Every op of the registry either has a WGSL kernel
+// and a sample case here, checked against the reference within the class WebGPU promises
+// (backend.h: the op's prod class in debug), and checked bit-stable run to run; or it is in
+// the declared list of missing kernels, which must equal the registry's answer. No adapter
+// is a failure, never a skip.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <set>
+
+#include "backends/webgpu/backend.h"
+#include "ir/graph/type_parse.h"
+#include "op_cases.h"
+#include "ops/compare.h"
+#include "ops/evaluate.h"
+
+namespace rung::webgpu {
+namespace {
+
+// Ops without a WebGPU kernel, and why (docs/backend-webgpu.md repeats this list).
+const std::map<std::string, std::string> kMissing = {
+    {"quantize", "block encoding (amax, f16 scale, RNE codes) not yet generated"},
+    {"scatter_add", "needs the sort-by-target + segmented canonical sum, not yet generated"},
+    {"csr_from_dense", "data-dependent result shape (nnz)"},
+    {"csr_from_coo", "data-dependent result shape (nnz)"},
+    {"random_bits", "Philox4x32-10 in u32 arithmetic not yet generated"},
+    {"random_uniform", "Philox4x32-10 in u32 arithmetic not yet generated"},
+    {"random_normal", "Philox4x32-10 in u32 arithmetic not yet generated"},
+};
+
+runtime::OpBackend* backend() {
+  static std::unique_ptr<runtime::OpBackend> b = [] {
+    setenv("RUNG_WEBGPU_ADAPTER", std::getenv("RUNG_WEBGPU_ADAPTER") ? std::getenv("RUNG_WEBGPU_ADAPTER") : "swiftshader", 1);
+    DiagnosticSink d;
+    auto be = make_webgpu_backend(ops::Tier::prod, d);
+    for (const auto& x : d.all()) ADD_FAILURE() << x.code << ": " << x.message;
+    return be;
+  }();
+  return b.get();
+}
+
+struct Maker {
+  std::mt19937 rng{20261129};
+
+  ops::HostTensor random(DType t, const ops::Extents& shape, bool positive, std::int64_t bound) {
+    ops::HostTensor h(t, shape);
+    std::uniform_real_distribution<float> f(positive ? 0.05f : -3.0f, 3.0f);
+    std::uniform_int_distribution<std::int64_t> n(bound > 0 ? 0 : -100, bound > 0 ? bound - 1 : 100);
+    for (std::uint64_t i = 0; i < h.numel(); ++i) {
+      if (t == DType::boolean) h.store_bool(i, (rng() & 1) != 0);
+      else if (t == DType::f32 || t == DType::f16 || t == DType::bf16) h.store_f32(i, f(rng));
+      else h.store_int(i, static_cast<std::uint64_t>(n(rng)));
+    }
+    return h;
+  }
+
+  // Appends the operands a spec stands for.
+  void make(const std::string& spec, std::vector<ops::HostTensor>& out) {
+    if (spec == "pows") {
+      float p[2] = {0.729f, 0.997003f};
+      out.push_back(ops::HostTensor::from_f32({2}, p));
+      return;
+    }
+    std::string s = spec;
+    bool positive = false;
+    std::int64_t bound = 0;
+    std::size_t br = s.find('[');
+    std::string head = s.substr(0, br), dims = br == std::string::npos ? "" : s.substr(br);
+    if (auto p = head.find('+'); p != std::string::npos) {
+      positive = true;
+      head.erase(p, 1);
+    }
+    if (auto p = head.find('<'); p != std::string::npos) {
+      bound = std::stoll(head.substr(p + 1));
+      head.erase(p);
+    }
+    std::string err;
+    if (head == "csr") {
+      auto tt = parse_type("f32" + dims, err);
+      std::uint64_t M = tt->shape[0].extent(), K = tt->shape[1].extent();
+      std::vector<std::int64_t> indptr{0}, indices;
+      for (std::uint64_t r = 0; r < M; ++r) {
+        for (std::uint64_t c = 0; c < K; ++c)
+          if ((rng() % 3) == 0) indices.push_back(static_cast<std::int64_t>(c));
+        indptr.push_back(static_cast<std::int64_t>(indices.size()));
+      }
+      out.push_back(ops::HostTensor::from_i64({indptr.size()}, indptr));
+      out.push_back(ops::HostTensor::from_i64({indices.size()}, indices));
+      out.push_back(random(DType::f32, {indices.size()}, false, 0));
+      return;
+    }
+    if (head == "q8_0" || head == "q4_0") {
+      auto tt = parse_type("f32" + dims, err);
+      ops::Extents ext;
+      for (const auto& d : tt->shape) ext.push_back(d.extent());
+      ops::HostTensor x = random(DType::f32, ext, false, 0);
+      DiagnosticSink d;
+      auto q = ops::evaluate("quantize", std::span(&x, 1), {{"to", head == "q8_0" ? DType::q8_0 : DType::q4_0}}, d);
+      out.push_back((*q)[0]);
+      return;
+    }
+    auto tt = parse_type(head + dims, err);
+    ASSERT_TRUE(tt) << spec << ": " << err;
+    ops::Extents ext;
+    for (const auto& d : tt->shape) ext.push_back(d.extent());
+    out.push_back(random(tt->dtype, ext, positive, bound));
+  }
+};
+
+TEST(WebGpu, AdapterIsRealAndDescribed) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr) << "no WebGPU adapter: SwiftShader (chromium-common) and libwebgpu_wrapper.so (scripts/setup.sh) are required";
+  auto p = b->profile();
+  EXPECT_EQ(p.backend, "webgpu");
+  EXPECT_FALSE(p.device.empty());
+  EXPECT_NE(p.facts.at("api_backend"), "null");
+  EXPECT_EQ(p.facts.at("bit_exact_across_devices"), "no");
+  std::printf("adapter: %s\n", p.to_string().c_str());
+}
+
+TEST(WebGpu, MissingKernelsAreExactlyTheDeclaredOnes) {
+  ASSERT_NE(backend(), nullptr);
+  std::set<std::string> missing;
+  for (const auto* op : ops::op_registry().missing_kernels(ops::Backend::webgpu)) missing.insert(op->name);
+  std::set<std::string> declared;
+  for (const auto& [name, why] : kMissing) declared.insert(name);
+  EXPECT_EQ(missing, declared);
+}
+
+TEST(WebGpu, EveryOpWithAKernelHasACase) {
+  std::set<std::string> with_case;
+  for (const auto& c : testing::op_cases()) with_case.insert(c.op);
+  for (const auto* op : ops::op_registry().all())
+    if (!kMissing.count(op->name)) {
+      EXPECT_TRUE(with_case.count(op->name)) << op->name << " has a WebGPU kernel but no conformance case";
+    }
+}
+
+// Cases [first, last) of op_cases (five tests keep each under the CI's per-test budget).
+void check_cases(std::size_t part, std::size_t parts) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  Maker mk;
+  int passed = 0, failed = 0;
+  auto all = testing::op_cases();
+  std::size_t first = all.size() * part / parts, last = all.size() * (part + 1) / parts;
+  for (std::size_t ci = first; ci < last; ++ci) {
+    const auto& c = all[ci];
+    auto t0 = std::chrono::steady_clock::now();
+    const ops::OpDef* op = ops::op_registry().find(c.op);
+    ASSERT_NE(op, nullptr) << c.op;
+    std::vector<ops::HostTensor> in;
+    for (const auto& s : c.inputs) mk.make(s, in);
+    DiagnosticSink rd, wd, wd2;
+    ops::EvalOptions eo;
+    eo.tier = ops::Tier::prod;
+    auto ref = ops::evaluate(*op, in, c.attrs, rd, eo);
+    ASSERT_TRUE(ref) << c.op << ": reference refused: " << (rd.empty() ? "" : rd.all()[0].message);
+    auto got = b->run_op(*op, in, c.attrs, wd);
+    std::string name = c.op + (c.label.empty() ? "" : " (" + c.label + ")");
+    if (!got) {
+      ADD_FAILURE() << name << ": WebGPU failed: " << (wd.empty() ? "?" : wd.all()[0].code + " " + wd.all()[0].message);
+      ++failed;
+      continue;
+    }
+    ASSERT_EQ(got->size(), ref->size()) << name;
+    ops::TolClass cls = tolerance_class(*op, ops::Tier::debug);
+    bool ok = true;
+    for (std::size_t i = 0; i < ref->size(); ++i) {
+      ops::Verdict v = ops::compare((*got)[i], (*ref)[i], cls, ops::Tier::prod);
+      if (!v.pass) {
+        ok = false;
+        ADD_FAILURE() << name << " output " << i << ": " << v.summary();
+      }
+    }
+    // Fixed order: the same device gives the same bits run to run.
+    auto again = b->run_op(*op, in, c.attrs, wd2);
+    ASSERT_TRUE(again) << name;
+    for (std::size_t i = 0; i < got->size(); ++i) EXPECT_TRUE((*again)[i].identical((*got)[i])) << name << ": not bit-stable";
+    ok ? ++passed : ++failed;
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms > 2000) std::printf("  slow case: %s took %.0f ms\n", name.c_str(), ms);
+  }
+  std::printf("webgpu conformance part %zu/%zu: %d passed, %d failed (class: each op's prod class)\n", part + 1, parts, passed, failed);
+}
+
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart1) { check_cases(0, 5); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart2) { check_cases(1, 5); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart3) { check_cases(2, 5); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart4) { check_cases(3, 5); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart5) { check_cases(4, 5); }
+
+TEST(WebGpu, BadIndicesAreRefusedLikeTheReference) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  const ops::OpDef* op = ops::op_registry().find("gather");
+  std::vector<ops::HostTensor> in;
+  float x[6] = {1, 2, 3, 4, 5, 6};
+  std::int64_t idx[2] = {1, 7};
+  in.push_back(ops::HostTensor::from_f32({3, 2}, x));
+  in.push_back(ops::HostTensor::from_i64({2}, idx));
+  DiagnosticSink d;
+  EXPECT_FALSE(b->run_op(*op, in, {}, d));
+  EXPECT_TRUE(d.contains("N0012"));
+}
+
+}  // namespace
+}  // namespace rung::webgpu

@@ -1,0 +1,22 @@
+// Small sample applications of every op the WebGPU backend covers, for the conformance test:
+// operand specs ("f32[3,4]", "f32+[8]" positive, "i32<10[6]" integers in [0, 10)), attributes,
+// and how inputs are made (random with a fixed seed; CSR and quantized operands built valid).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph/attr.h"
+
+namespace rung::webgpu::testing {
+
+struct OpCase {
+  std::string op;
+  std::vector<std::string> inputs;
+  AttrMap attrs;
+  std::string label;  // distinguishes several cases of one op
+};
+
+std::vector<OpCase> op_cases();
+
+}  // namespace rung::webgpu::testing
