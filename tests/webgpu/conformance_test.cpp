@@ -140,7 +140,7 @@ TEST(WebGpu, EveryOpWithAKernelHasACase) {
     }
 }
 
-// Cases [first, last) of op_cases (five tests keep each under the CI's per-test budget).
+// Cases [first, last) of op_cases (eight tests keep each under the CI's per-test budget).
 void check_cases(std::size_t part, std::size_t parts) {
   runtime::OpBackend* b = backend();
   ASSERT_NE(b, nullptr);
@@ -188,11 +188,14 @@ void check_cases(std::size_t part, std::size_t parts) {
   std::printf("webgpu conformance part %zu/%zu: %d passed, %d failed (class: each op's prod class)\n", part + 1, parts, passed, failed);
 }
 
-TEST(WebGpu, EveryOpAgreesWithTheReferencePart1) { check_cases(0, 5); }
-TEST(WebGpu, EveryOpAgreesWithTheReferencePart2) { check_cases(1, 5); }
-TEST(WebGpu, EveryOpAgreesWithTheReferencePart3) { check_cases(2, 5); }
-TEST(WebGpu, EveryOpAgreesWithTheReferencePart4) { check_cases(3, 5); }
-TEST(WebGpu, EveryOpAgreesWithTheReferencePart5) { check_cases(4, 5); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart1) { check_cases(0, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart2) { check_cases(1, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart3) { check_cases(2, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart4) { check_cases(3, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart5) { check_cases(4, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart6) { check_cases(5, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart7) { check_cases(6, 8); }
+TEST(WebGpu, EveryOpAgreesWithTheReferencePart8) { check_cases(7, 8); }
 
 TEST(WebGpu, BadIndicesAreRefusedLikeTheReference) {
   runtime::OpBackend* b = backend();
