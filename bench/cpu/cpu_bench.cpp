@@ -2,6 +2,7 @@
 //   BM_Gemm/N        rung's exact GEMM (through the backend's matmul) and OpenBLAS sgemm on
 //                    the same N x N x N problem, timed alternately in one process; counters
 //                    rung_gflops, blas_gflops and ratio = rung / blas.
+//   BM_GemmKernel/N  the same, kernel to kernel: rung's GEMM driver into a preallocated C.
 //   BM_Elementwise/N the `add` kernel and a memcpy of the same bytes, alternately; counters
 //                    add_gbps (3 streams: a, b, y), copy_gbps (2 streams) and ratio.
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 #include <random>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/gemm.h"
 #include "ops/evaluate.h"
 #include "ops/registry.h"
 
@@ -74,6 +76,44 @@ void BM_Gemm(benchmark::State& state) {
   state.counters["threads"] = threads();
 }
 BENCHMARK(BM_Gemm)->Arg(256)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same comparison kernel to kernel: rung's threaded GEMM driver writing a preallocated C
+// (no output allocation, no NaN canonicalisation), as the BLAS call does.
+void BM_GemmKernel(benchmark::State& state) {
+  auto n = static_cast<std::uint64_t>(state.range(0));
+  rung::cpu::ThreadPool pool(threads());
+  HostTensor a = random_f32(n, n, 1), b = random_f32(n, n, 2);
+  std::vector<float> c(n * n), c2(n * n);
+  rung::cpu::GemmArgs<float> g;
+  g.M = n, g.N = n, g.K = n;
+  g.a = reinterpret_cast<const float*>(a.bytes().data()), g.a_rs = n, g.a_ks = 1;
+  g.b = reinterpret_cast<const float*>(b.bytes().data()), g.b_ks = n, g.b_cs = 1;
+  g.c = c.data(), g.ldc = n;
+#if RUNG_HAVE_OPENBLAS
+  openblas_set_num_threads(static_cast<int>(threads()));
+#endif
+  double t_rung = 0, t_blas = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    rung::cpu::gemm_batch(pool, {g});
+    t_rung += seconds_since(t0);
+    benchmark::DoNotOptimize(c.data());
+#if RUNG_HAVE_OPENBLAS
+    auto t1 = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n),
+                1.0f, g.a, static_cast<int>(n), g.b, static_cast<int>(n), 0.0f, c2.data(), static_cast<int>(n));
+    t_blas += seconds_since(t1);
+    benchmark::DoNotOptimize(c2.data());
+#endif
+  }
+  double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(state.iterations());
+  state.counters["rung_gflops"] = flops / t_rung * 1e-9;
+#if RUNG_HAVE_OPENBLAS
+  state.counters["blas_gflops"] = flops / t_blas * 1e-9;
+  state.counters["ratio"] = t_blas / t_rung;
+#endif
+}
+BENCHMARK(BM_GemmKernel)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Elementwise(benchmark::State& state) {
   auto n = static_cast<std::uint64_t>(state.range(0));

@@ -14,6 +14,7 @@
 #include "backends/cpu/simd.h"
 #include "backends/cpu/source_hash.h"
 #include "ops/fp_env.h"
+#include "ops/numerics/portable.h"
 #include "ops/typing.h"
 
 namespace rung::cpu {
@@ -66,6 +67,32 @@ unsigned threads_from_env() {
     if (v > 0 && v <= 1024) return static_cast<unsigned>(v);
   }
   return 0;
+}
+
+// HostTensor::canonicalize_nans (every NaN becomes the dtype's canonical quiet NaN), with
+// large outputs scanned over threads.
+template <typename U> void canonicalize_bits(ThreadPool& pool, U* p, std::uint64_t n, U abs_mask, U inf, U canonical) {
+  pool.parallel_for(n, 1u << 16, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t i = b; i < e; ++i)
+      if ((p[i] & abs_mask) > inf) p[i] = canonical;
+  });
+}
+
+void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool) {
+  void* p = t.bytes().data();
+  std::uint64_t n = t.numel();
+  switch (t.dtype()) {
+    case DType::f32:
+      return canonicalize_bits<std::uint32_t>(pool, static_cast<std::uint32_t*>(p), n, 0x7FFFFFFFu, 0x7F800000u, num::kCanonicalNanF32);
+    case DType::f64:
+      return canonicalize_bits<std::uint64_t>(pool, static_cast<std::uint64_t*>(p), n, 0x7FFFFFFFFFFFFFFFull,
+                                              0x7FF0000000000000ull, num::kCanonicalNanF64);
+    case DType::f16:
+      return canonicalize_bits<std::uint16_t>(pool, static_cast<std::uint16_t*>(p), n, 0x7FFF, 0x7C00, num::kCanonicalNanF16);
+    case DType::bf16:
+      return canonicalize_bits<std::uint16_t>(pool, static_cast<std::uint16_t*>(p), n, 0x7FFF, 0x7F80, num::kCanonicalNanBF16);
+    default: return;
+  }
 }
 
 class CpuBackend final : public runtime::OpBackend {
@@ -134,7 +161,7 @@ class CpuBackend final : public runtime::OpBackend {
       diags.error("N0012", "`" + op.name + "` refused its input: " + kc.error);
       return std::nullopt;
     }
-    for (auto& o : outputs) o.canonicalize_nans();
+    for (auto& o : outputs) canonicalize_nans(o, pool_);
     return outputs;
   }
 

@@ -19,8 +19,10 @@ void run_one(const GemmArgs<double>& g) {
 // aligned to the register tile so only the last block has edge tiles.
 template <typename T> std::vector<GemmArgs<T>> split(const GemmArgs<T>& g, std::uint64_t parts) {
   std::vector<GemmArgs<T>> out;
-  const std::uint64_t nr = simd::gemm_nr_f32() * (sizeof(T) == 4 ? 1 : 1);
-  bool by_cols = g.N >= g.M && g.N >= 2 * nr;
+  const std::uint64_t nr = simd::gemm_nr_f32();
+  // Rows first: each block then packs only its own rows of A (B's packing is a memcpy);
+  // columns when there are too few rows to go round.
+  bool by_cols = g.M < 2 * 12 * parts && g.N >= 2 * nr;
   std::uint64_t extent = by_cols ? g.N : g.M, unit = by_cols ? nr : 12;
   std::uint64_t units = (extent + unit - 1) / unit;
   parts = std::max<std::uint64_t>(1, std::min(parts, units));

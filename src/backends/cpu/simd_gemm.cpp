@@ -9,6 +9,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
 
 #include <algorithm>
 #include <cstring>
@@ -69,6 +70,7 @@ HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
       c1[r] = hn::LoadU(d, c + r * ldc + N);
     }
   }
+#pragma GCC unroll 4
   for (size_t k = 0; k < kc; ++k) {
     const V b0 = hn::Load(d, pb);
     const V b1 = hn::Load(d, pb + N);
@@ -94,14 +96,19 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
   const hn::ScalableTag<T> d;
   const size_t NR = 2 * hn::Lanes(d);
   constexpr size_t MR = kMR;
+  // KC x NR of B (32 KiB at AVX-512) stays in L1 across the row tiles; MC x KC of A in L2.
   const size_t KC = 256, MC = MR * 16, NC = NR * 128;
   if (M == 0 || N == 0) return;
   if (K == 0) {  // empty chains: +0
     for (size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
     return;
   }
-  auto pa = hwy::AllocateAligned<T>(MC * KC);
-  auto pb = hwy::AllocateAligned<T>(KC * std::min(NC, (N + NR - 1) / NR * NR));
+  // Packing buffers live as long as the thread, so repeated products fault in no pages.
+  thread_local hwy::AlignedFreeUniquePtr<T[]> pa, pb;
+  thread_local size_t pa_size = 0, pb_size = 0;
+  size_t want_a = MC * KC, want_b = KC * std::min(NC, (N + NR - 1) / NR * NR);
+  if (pa_size < want_a) pa = hwy::AllocateAligned<T>(pa_size = want_a);
+  if (pb_size < want_b) pb = hwy::AllocateAligned<T>(pb_size = want_b);
   HWY_ALIGN T tile[kMR * 2 * hn::MaxLanes(d)];
   for (size_t jc = 0; jc < N; jc += NC) {
     size_t nc = std::min(NC, N - jc);
@@ -112,15 +119,20 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
       for (size_t jr = 0; jr < nc; jr += NR) {
         T* dst = pb.get() + jr * kc;
         size_t nr = std::min(NR, nc - jr);
-        for (size_t k = 0; k < kc; ++k) {
-          const T* src = b + (pc + k) * b_ks + (jc + jr) * b_cs;
-          size_t j = 0;
-          if (b_cs == 1) {
-            std::memcpy(dst + k * NR, src, nr * sizeof(T));
-            j = nr;
+        if (b_cs == 1) {  // rows of B are contiguous
+          for (size_t k = 0; k < kc; ++k) {
+            std::memcpy(dst + k * NR, b + (pc + k) * b_ks + jc + jr, nr * sizeof(T));
+            std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
           }
-          for (; j < nr; ++j) dst[k * NR + j] = src[j * b_cs];
-          for (; j < NR; ++j) dst[k * NR + j] = T(0);
+        } else {  // B transposed: read each column contiguously, scatter into the L1-sized panel
+          for (size_t j = 0; j < NR; ++j) {
+            if (j >= nr) {
+              for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = T(0);
+              continue;
+            }
+            const T* src = b + pc * b_ks + (jc + jr + j) * b_cs;
+            for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = src[k * b_ks];
+          }
         }
       }
       for (size_t ic = 0; ic < M; ic += MC) {
@@ -129,10 +141,21 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
         for (size_t ir = 0; ir < mc; ir += MR) {
           T* dst = pa.get() + ir * kc;
           size_t mr = std::min(MR, mc - ir);
-          for (size_t k = 0; k < kc; ++k) {
-            size_t r = 0;
-            for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
-            for (; r < MR; ++r) dst[k * MR + r] = T(0);
+          if (a_ks == 1) {  // rows of A are contiguous: read them, scatter into the L1-sized panel
+            for (size_t r = 0; r < MR; ++r) {
+              if (r >= mr) {
+                for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = T(0);
+                continue;
+              }
+              const T* src = a + (ic + ir + r) * a_rs + pc;
+              for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = src[k];
+            }
+          } else {
+            for (size_t k = 0; k < kc; ++k) {
+              size_t r = 0;
+              for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
+              for (; r < MR; ++r) dst[k * MR + r] = T(0);
+            }
           }
         }
         for (size_t jr = 0; jr < nc; jr += NR) {
@@ -140,6 +163,18 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
           for (size_t ir = 0; ir < mc; ir += MR) {
             size_t mr = std::min(MR, mc - ir);
             T* cp = c + (ic + ir) * ldc + jc + jr;
+            // Bring the next tile's C rows towards L1 while this tile computes (they were
+            // last touched a whole block ago and sit in L3 at best).
+            size_t next_rows = std::min(MR, mc - std::min(mc, ir + MR));
+            const T* next = cp + MR * ldc;
+            if (next_rows == 0 && jr + NR < nc) {
+              next = c + ic * ldc + jc + jr + NR;
+              next_rows = std::min(MR, mc);
+            }
+            for (size_t r = 0; r < next_rows; ++r) {
+              hwy::Prefetch(next + r * ldc);
+              hwy::Prefetch(next + r * ldc + NR - 1);
+            }
             if (mr == MR && nr == NR) {
               Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, cp, ldc, first);
               continue;
