@@ -11,6 +11,21 @@ class DcePass final : public Pass {
   std::string_view name() const override { return "dce"; }
   std::string_view summary() const override { return "remove nodes and regions that no export reaches"; }
   Graph run(const Graph& in, PassContext&) override { return rebuild(in, {}); }
+  bool applies(const Graph& g) const override {
+    std::vector<RegionId> live = g.reachable_regions();
+    if (live.size() != g.region_count()) return true;
+    std::vector<bool> reached(g.node_count(), false);
+    std::size_t count = 0;
+    for (RegionId r : live) {
+      auto reach = [&](NodeId n) {
+        if (!reached[n]) ++count;
+        reached[n] = true;
+      };
+      for (NodeId p : g.region(r).params) reach(p);
+      for (NodeId n : nodes_in_region(g, g.region(r))) reach(n);
+    }
+    return count != g.node_count();
+  }
 };
 }  // namespace
 

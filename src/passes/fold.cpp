@@ -55,6 +55,19 @@ class FoldPass final : public Pass {
     };
     return rebuild(in, hooks);
   }
+  bool applies(const Graph& g) const override {
+    for (const auto& n : g.nodes()) {
+      if (n.opcode == opcode::kConst || n.opcode == opcode::kCall || n.opcode == opcode::kParam || n.inputs.empty()) continue;
+      bool all_const = true, small = true;
+      for (const auto& v : n.inputs) all_const = all_const && g.node(v.node).opcode == opcode::kConst;
+      for (const auto& t : n.outputs) {
+        auto bytes = t.byte_size();
+        small = small && bytes && *bytes <= kMaxFoldedBytes;
+      }
+      if (all_const && small) return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "ops/registry.h"
 #include "passes/passes.h"
@@ -21,59 +22,79 @@ namespace {
 
 bool is_fused_region(std::string_view name) { return name.find(".fused.") != std::string_view::npos; }
 
-bool elementwise_family(std::string_view opcode) {
-  const ops::OpDef* def = ops::op_registry().find(opcode);
-  return def && (def->family == "elementwise" || def->family == "compare" || def->family == "cast");
-}
+// Per opcode: does it belong to a fusible family? (Cached: the registry lookup is a map.)
+class FamilyCache {
+ public:
+  bool fusible(const std::string& opcode) {
+    auto it = cache_.find(opcode);
+    if (it != cache_.end()) return it->second;
+    const ops::OpDef* def = ops::op_registry().find(opcode);
+    bool yes = def && (def->family == "elementwise" || def->family == "compare" || def->family == "cast");
+    cache_.emplace(opcode, yes);
+    return yes;
+  }
+
+ private:
+  std::unordered_map<std::string, bool> cache_;
+};
 
 struct Plan {
-  std::unordered_map<NodeId, NodeId> root_of;           // member -> its group's root
-  std::unordered_map<NodeId, std::vector<NodeId>> members;  // root -> members, increasing id (root last)
+  std::unordered_map<NodeId, NodeId> root_of;               // member -> its group's root
+  std::unordered_map<NodeId, std::vector<NodeId>> members;  // root -> members, increasing id
 };
 
 Plan plan_groups(const Graph& g) {
-  std::unordered_set<NodeId> candidates;
-  std::unordered_map<NodeId, std::unordered_set<NodeId>> consumers;  // distinct consumer nodes
-  std::unordered_set<NodeId> is_result;
-  std::unordered_set<NodeId> seen;
+  const std::size_t N = g.node_count();
+  constexpr NodeId kNone = ~NodeId{0};
+  std::vector<bool> candidate(N, false), seen(N, false), is_result(N, false), assigned(N, false), fusible_memo(N, false),
+      memo_done(N, false);
+  std::vector<std::uint32_t> consumers(N, 0);  // distinct consumer nodes
+  std::vector<NodeId> last_consumer(N, kNone);
   for (RegionId rid : g.reachable_regions()) {
     const Region& r = g.region(rid);
     bool fused = is_fused_region(r.name);
-    for (const auto& v : r.results) is_result.insert(v.node);
+    for (const auto& v : r.results) is_result[v.node] = true;
     for (NodeId n : nodes_in_region(g, r)) {
-      if (!fused) candidates.insert(n);
-      if (!seen.insert(n).second) continue;
-      for (const auto& in : g.node(n).inputs) consumers[in.node].insert(n);
+      if (!fused) candidate[n] = true;
+      if (seen[n]) continue;
+      seen[n] = true;
+      for (const auto& in : g.node(n).inputs)
+        if (last_consumer[in.node] != n) {
+          last_consumer[in.node] = n;
+          ++consumers[in.node];
+        }
     }
   }
+  FamilyCache families;
   auto fusible = [&](NodeId n) {
+    if (memo_done[n]) return static_cast<bool>(fusible_memo[n]);
+    memo_done[n] = true;
     const Node& node = g.node(n);
-    if (!candidates.count(n) || node.outputs.size() != 1 || !elementwise_family(node.opcode)) return false;
+    if (!candidate[n] || node.outputs.size() != 1 || !families.fusible(node.opcode)) return false;
     const Shape& s = node.outputs[0].shape;
     for (const auto& in : node.inputs) {
       const TensorType& t = g.node(in.node).outputs[in.output];
       if (t.rank() != 0 && t.shape != s) return false;
     }
+    fusible_memo[n] = true;
     return true;
   };
   Plan plan;
-  std::vector<NodeId> order(candidates.begin(), candidates.end());
-  std::sort(order.begin(), order.end());  // node ids are a topological order
-  std::unordered_map<NodeId, bool> assigned;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    NodeId root = *it;
+  std::vector<NodeId> group, stack;
+  for (NodeId root = static_cast<NodeId>(N); root-- > 0;) {  // node ids are a topological order
     if (assigned[root] || !fusible(root)) continue;
     const Shape& s = g.node(root).outputs[0].shape;
-    std::vector<NodeId> group{root}, stack{root};
+    group.assign(1, root);
+    stack.assign(1, root);
     assigned[root] = true;
     while (!stack.empty()) {
       NodeId c = stack.back();
       stack.pop_back();
       for (const auto& in : g.node(c).inputs) {
         NodeId p = in.node;
-        if (assigned[p] || !fusible(p) || g.node(p).outputs[0].shape != s || is_result.count(p)) continue;
-        const auto& users = consumers[p];
-        if (users.size() != 1 || *users.begin() != c) continue;
+        if (assigned[p] || is_result[p] || consumers[p] != 1 || last_consumer[p] != c || !fusible(p) ||
+            g.node(p).outputs[0].shape != s)
+          continue;
         assigned[p] = true;
         group.push_back(p);
         stack.push_back(p);
@@ -85,7 +106,7 @@ Plan plan_groups(const Graph& g) {
     }
     std::sort(group.begin(), group.end());
     for (NodeId m : group) plan.root_of[m] = root;
-    plan.members[root] = std::move(group);
+    plan.members[root] = group;
   }
   return plan;
 }
@@ -97,8 +118,7 @@ class FusePass final : public Pass {
     return "elementwise fusion: same-shape elementwise trees become calls of `<fn>.fused.<k>` regions";
   }
   Graph run(const Graph& in, PassContext&) override {
-    Plan plan = plan_groups(in);
-    if (plan.members.empty()) return in;
+    const Plan& plan = plan_for(in);
     std::map<std::string, int, std::less<>> counter;
     RebuildHooks hooks;
     hooks.rewrite_node = [&](GraphBuilder& b, NodeId id, const Node& node, const std::vector<ValueRef>& inputs,
@@ -139,6 +159,24 @@ class FusePass final : public Pass {
     };
     return rebuild(in, hooks);
   }
+  bool applies(const Graph& g) const override { return !plan_for(g).members.empty(); }
+
+ private:
+  // applies() and run() see the same graph back to back: plan it once.
+  const Plan& plan_for(const Graph& g) const {
+    Hash256 fp = g.fingerprint();
+    if (!cached_ || cached_fp_ != fp || cached_nodes_ != g.node_count()) {
+      plan_ = plan_groups(g);
+      cached_ = true;
+      cached_fp_ = fp;
+      cached_nodes_ = g.node_count();
+    }
+    return plan_;
+  }
+  mutable Plan plan_;
+  mutable bool cached_ = false;
+  mutable Hash256 cached_fp_{};
+  mutable std::size_t cached_nodes_ = 0;
 };
 
 }  // namespace

@@ -48,6 +48,11 @@ class InlinePass final : public Pass {
     };
     return rebuild(in, hooks);
   }
+  bool applies(const Graph& g) const override {
+    for (const auto& n : g.nodes())
+      if (n.opcode == opcode::kCall && !n.attrs.count("fusion")) return true;
+    return false;
+  }
 };
 
 }  // namespace

@@ -62,6 +62,13 @@ class LayoutPass final : public Pass {
     };
     return rebuild(in, hooks);
   }
+  bool applies(const Graph& g) const override {
+    for (const auto& n : g.nodes())
+      if (n.opcode == "matmul")
+        for (const auto& in : n.inputs)
+          if (swaps_last_two(g, g.node(in.node))) return true;
+    return false;
+  }
 };
 
 }  // namespace

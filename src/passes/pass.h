@@ -28,6 +28,10 @@ class Pass {
   virtual std::string_view name() const = 0;
   virtual std::string_view summary() const = 0;
   virtual Graph run(const Graph& in, PassContext& ctx) = 0;
+  // A cheap scan: false means run() would return a graph equal to `in`, so the manager
+  // skips it (a pipeline's last, confirming iteration then costs scans, not rebuilds).
+  // Must never answer false when run() would change something.
+  virtual bool applies(const Graph&) const { return true; }
 };
 
 // Every pass rung knows, by name (one list: the CLI, docs and tests read it).

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace rung {
 
@@ -36,26 +37,27 @@ bool PassManager::run(Graph& g, PassContext& ctx) {
     for (std::size_t i = 0; i < pipeline.size(); ++i) {
       Pass& pass = *pipeline[i];
       auto t0 = std::chrono::steady_clock::now();
-      Graph next = pass.run(g, ctx);
+      std::optional<Graph> next;
+      if (pass.applies(g)) next = pass.run(g, ctx);
       auto t1 = std::chrono::steady_clock::now();
       PassStats& st = stats_[i];
       ++st.runs;
       st.milliseconds += std::chrono::duration<double, std::milli>(t1 - t0).count();
       if (ctx.diags.has_errors()) return false;  // the pass itself reported a user error
-      bool changed = !same_graph(g, next);
+      bool changed = next && !same_graph(g, *next);
       if (changed) {
         DiagnosticSink inner;
         ValidateOptions vo;
         vo.signatures = ctx.signatures;
-        if (!validate(next, inner, vo)) {
+        if (!validate(*next, inner, vo)) {
           auto& d = ctx.diags.error("P0001", "pass `" + std::string(pass.name()) + "` produced invalid GraphIR (a bug in the pass)");
           for (const auto& v : inner.all()) d.note("[" + v.code + "] " + v.message);
           return false;
         }
         ++st.changed;
-        if (next.node_count() > g.node_count()) st.nodes_added += next.node_count() - g.node_count();
-        else st.nodes_removed += g.node_count() - next.node_count();
-        g = std::move(next);
+        if (next->node_count() > g.node_count()) st.nodes_added += next->node_count() - g.node_count();
+        else st.nodes_removed += g.node_count() - next->node_count();
+        g = std::move(*next);
         any_change = true;
       }
       if (opts_.print && (print_all || opts_.print_after.count(std::string(pass.name()))))

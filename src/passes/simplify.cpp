@@ -37,6 +37,21 @@ bool is_splat(const Graph& g, ValueRef v, double target) {
   }
 }
 
+// The identity that applies to `n` (with operands `inputs` in graph `g`), if any: the
+// value n can be replaced by, provided it has n's type.
+std::optional<ValueRef> identity_of(const Graph& g, const Node& n, const std::vector<ValueRef>& inputs) {
+  std::optional<ValueRef> x;
+  if (n.opcode == "mul" && is_splat(g, inputs[1], 1.0)) x = inputs[0];
+  else if (n.opcode == "mul" && is_splat(g, inputs[0], 1.0)) x = inputs[1];
+  else if (n.opcode == "div" && is_splat(g, inputs[1], 1.0)) x = inputs[0];
+  else if (n.opcode == "add" && is_splat(g, inputs[1], -0.0)) x = inputs[0];
+  else if (n.opcode == "add" && is_splat(g, inputs[0], -0.0)) x = inputs[1];
+  else if (n.opcode == "sub" && is_splat(g, inputs[1], 0.0)) x = inputs[0];
+  else if (n.opcode == "neg" && g.node(inputs[0].node).opcode == "neg") x = g.node(inputs[0].node).inputs[0];
+  if (!x || g.node(x->node).outputs[x->output].type_id() != n.outputs[0].type_id()) return std::nullopt;
+  return x;
+}
+
 class SimplifyPass final : public Pass {
  public:
   std::string_view name() const override { return "simplify"; }
@@ -45,21 +60,15 @@ class SimplifyPass final : public Pass {
     RebuildHooks hooks;
     hooks.rewrite = [](GraphBuilder& b, const Node& n, const std::vector<ValueRef>& inputs)
         -> std::optional<std::vector<ValueRef>> {
-      const Graph& g = b.graph();
-      auto keep = [&](ValueRef x) -> std::optional<std::vector<ValueRef>> {
-        if (b.type_of(x).type_id() != n.outputs[0].type_id()) return std::nullopt;
-        return std::vector<ValueRef>{x};
-      };
-      if (n.opcode == "mul" && is_splat(g, inputs[1], 1.0)) return keep(inputs[0]);
-      if (n.opcode == "mul" && is_splat(g, inputs[0], 1.0)) return keep(inputs[1]);
-      if (n.opcode == "div" && is_splat(g, inputs[1], 1.0)) return keep(inputs[0]);
-      if (n.opcode == "add" && is_splat(g, inputs[1], -0.0)) return keep(inputs[0]);
-      if (n.opcode == "add" && is_splat(g, inputs[0], -0.0)) return keep(inputs[1]);
-      if (n.opcode == "sub" && is_splat(g, inputs[1], 0.0)) return keep(inputs[0]);
-      if (n.opcode == "neg" && g.node(inputs[0].node).opcode == "neg") return keep(g.node(inputs[0].node).inputs[0]);
+      if (auto x = identity_of(b.graph(), n, inputs)) return std::vector<ValueRef>{*x};
       return std::nullopt;
     };
     return rebuild(in, hooks);
+  }
+  bool applies(const Graph& g) const override {
+    for (const auto& n : g.nodes())
+      if (!n.inputs.empty() && identity_of(g, n, n.inputs)) return true;
+    return false;
   }
 };
 
