@@ -61,7 +61,10 @@ void BM_Pipeline100k(benchmark::State& state) {
     stats = pm.stats();
   }
   state.counters["nodes"] = static_cast<double>(g.node_count());
-  for (const auto& s : stats) state.counters[s.pass + "_ms"] = s.milliseconds / static_cast<double>(state.iterations());
+  for (const auto& s : stats) {
+    state.counters[s.pass + "_ms"] = s.milliseconds / static_cast<double>(state.iterations());
+    state.counters[s.pass + "_changed"] = static_cast<double>(s.changed);
+  }
 }
 BENCHMARK(BM_Pipeline100k)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 

@@ -32,6 +32,9 @@ class Pass {
   // skips it (a pipeline's last, confirming iteration then costs scans, not rebuilds).
   // Must never answer false when run() would change something.
   virtual bool applies(const Graph&) const { return true; }
+  // Every pass keeps results bit for bit, except opt-in precision transforms (mixed_bf16),
+  // which say so here; they are never in the default pipeline.
+  virtual bool exact() const { return true; }
 };
 
 // Every pass rung knows, by name (one list: the CLI, docs and tests read it).

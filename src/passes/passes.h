@@ -12,4 +12,5 @@ std::unique_ptr<Pass> make_fold_pass();
 std::unique_ptr<Pass> make_simplify_pass();
 std::unique_ptr<Pass> make_layout_pass();
 std::unique_ptr<Pass> make_fuse_pass();
+std::unique_ptr<Pass> make_mixed_bf16_pass();
 }  // namespace rung

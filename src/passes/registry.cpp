@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<Pass>> all_passes() {
   v.push_back(make_layout_pass());
   v.push_back(make_fuse_pass());
   v.push_back(make_dce_pass());
+  v.push_back(make_mixed_bf16_pass());
   return v;
 }
 
