@@ -96,6 +96,42 @@ TEST(Keg, BytesDoNotDependOnInsertionOrder) {
   EXPECT_EQ(write_keg(a), write_keg(b));
 }
 
+// The exec plan section: optional (flagged so), bound to the graph's fingerprint, its payload
+// carried byte for byte; files without it keep the 1.0 bytes.
+TEST(Keg, ExecPlanSectionRoundTrips) {
+  Graph g = sample_mlp();
+  const Bytes plain = write_keg(g);
+  std::vector<KegAttachment> plan{{static_cast<std::uint32_t>(keg::SectionKind::exec_plan), Bytes{9, 8, 7, 0, 255}, 0}};
+  Bytes b = write_keg(g, plan);
+  EXPECT_EQ(keg_surgery::get_le(plain, 6, 2), 0u);  // minor version
+  EXPECT_EQ(keg_surgery::get_le(b, 6, 2), 1u);
+  auto entry = keg_surgery::find_entry(b, keg::SectionKind::exec_plan);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(keg_surgery::get_le(b, *entry + 4, 4), keg::kFlagOptional);
+  DiagnosticSink d;
+  auto f = parse(b, d);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->attachments.size(), 1u);
+  const KegAttachment* a = f->attachment(static_cast<std::uint32_t>(keg::SectionKind::exec_plan));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->payload, plan[0].payload);
+  EXPECT_EQ(a->payload_offset, keg_surgery::section_offset(b, keg::SectionKind::exec_plan) + keg::kExecPlanFrameSize);
+  EXPECT_EQ(write_keg(f->graph, f->attachments), b);
+  // Without the section the file still reads, with no attachment.
+  auto p = parse(plain, d);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->attachments.empty());
+  // A frame cut short is a truncated record with its offset.
+  Bytes cut = b;
+  keg_surgery::put_le(cut, *entry + 16, 10, 8);
+  keg_surgery::repair_checksums(cut);
+  DiagnosticSink d2;
+  EXPECT_FALSE(parse(cut, d2));
+  ASSERT_FALSE(d2.empty());
+  EXPECT_EQ(d2.all().front().code, "K0007");
+  EXPECT_EQ(d2.all().front().primary_label()->span.begin, keg_surgery::section_offset(b, keg::SectionKind::exec_plan) + 4);
+}
+
 TEST(Keg, EveryCorpusFileGivesItsNamedDiagnostic) {
   std::filesystem::path dir = std::filesystem::path(RUNG_SOURCE_DIR) / "tests/keg/corpus";
   int checked = 0;
@@ -168,7 +204,9 @@ TEST(Keg, SharedAttributesCannotExpandWithoutBound) {
 // Random damage, with and without repaired checksums (repair lets damage reach the section
 // parsers). Every outcome must be either a clean load or diagnostics; never a crash.
 TEST(Keg, RandomDamageNeverCrashes) {
-  const Bytes good = write_keg(sample_mlp());
+  for (bool with_plan : {false, true}) {
+  std::vector<KegAttachment> plan{{static_cast<std::uint32_t>(keg::SectionKind::exec_plan), Bytes(24, 3), 0}};
+  const Bytes good = with_plan ? write_keg(sample_mlp(), plan) : write_keg(sample_mlp());
   std::mt19937_64 rng(12345);
   int rejected = 0, accepted = 0;
   for (int iter = 0; iter < 6000; ++iter) {
@@ -197,6 +235,7 @@ TEST(Keg, RandomDamageNeverCrashes) {
   }
   EXPECT_GT(rejected, 5000);
   SUCCEED() << accepted << " accepted";
+  }
 }
 
 }  // namespace rung

@@ -73,6 +73,18 @@ int main(int argc, char** argv) {
          put_le(b, e + 8, first, 8);
        }, true));
   save(dir, "K0011-fingerprint-mismatch.keg", edit([](Bytes& b) { b[24] ^= 0xFF; }, false));
+  // The optional exec plan section (kind 7): a frame the keg layer checks around an opaque payload.
+  const std::vector<KegAttachment> plan{{static_cast<std::uint32_t>(K::exec_plan), Bytes{1, 2, 3, 4, 5, 6, 7, 8}, 0}};
+  const Bytes with_plan = write_keg(sample_mlp(), plan);
+  auto edit_plan = [&](auto&& f) {
+    Bytes b = with_plan;
+    f(b);
+    repair_checksums(b);
+    return b;
+  };
+  save(dir, "ok-sample-mlp-exec-plan.keg", with_plan);
+  save(dir, "K0020-exec-plan-frame-version.keg", edit_plan([](Bytes& b) { put_le(b, section_offset(b, K::exec_plan), 9, 4); }));
+  save(dir, "K0021-exec-plan-other-graph.keg", edit_plan([](Bytes& b) { b[section_offset(b, K::exec_plan) + 4 + 7] ^= 0x40; }));
   save(dir, "G0001-node-hash-mismatch.keg", edit([](Bytes& b) { b[section_offset(b, K::nodes) + 4 + 5] ^= 1; }, true));
   std::printf("corpus written to %s\n", dir.c_str());
   return 0;

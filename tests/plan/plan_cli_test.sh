@@ -30,4 +30,27 @@ grep -q 'fix: batch 100000 -> ' <<<"$out" || fail "binding limit: no batch fix"
 out=$("$rung" plan "$src/examples/center.workflow.json" --budget 1GiB --batch 100000 --stream 1000); rc=$?
 [ $rc -eq 0 ] || fail "stream: exit $rc"
 grep -q '^verdict       yellow' <<<"$out" || fail "stream: not yellow"
+# The ExecPlan stored in the .keg: `rung show --rung plan` reads it back with the same hash.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$rung" build "$src/examples/digits.rung" -o "$tmp/d.keg" --plan >/dev/null || fail "build --plan"
+fresh=$("$rung" plan "$src/examples/digits.rung" --budget 1GiB --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["hash"])')
+shown=$("$rung" show --rung plan "$tmp/d.keg") || fail "show --rung plan on the stored plan"
+grep -q "^stored in .*hash verified" <<<"$shown" || fail "show does not say the plan is stored"
+grep -q "^exec plan $fresh " <<<"$shown" || fail "stored plan hash differs from the fresh one ($fresh)"
+"$rung" validate "$tmp/d.keg" >/dev/null || fail "validate with an exec plan section"
+# Damage inside the plan payload (checksum repaired): K0020 with exit 1.
+python3 - "$tmp/d.keg" "$tmp/bad.keg" <<'PY'
+import hashlib, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+n, table = struct.unpack_from("<IQ", b, 12)
+for i in range(n):
+    e = table + 56 * i
+    kind, _, off, length = struct.unpack_from("<IIQQ", b, e)
+    if kind == 7:
+        b[off + 4 + 32 + 4 + 3] ^= 0xFF   # the stored plan hash
+        b[e + 24:e + 56] = hashlib.sha3_256(b[off:off + length]).digest()
+open(sys.argv[2], "wb").write(b)
+PY
+"$rung" show --rung plan "$tmp/bad.keg" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'K0020' "$tmp/err" || fail "damaged plan: exit $rc, no K0020"
 echo "ok"

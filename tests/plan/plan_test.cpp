@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "backends/reference/interpreter.h"
 #include "backends/reference/memory_meter.h"
 #include "frontend/frontend.h"
 #include "ir/graph/builder.h"
 #include "plan/exec_plan.h"
+#include "plan/exec_plan_codec.h"
 #include "plan/memory_plan.h"
 #include "plan/size.h"
 #include "plan/tiling.h"
@@ -111,6 +113,68 @@ TEST(PlanBreakdown, ExecPlanHashIsStable) {
   o.device = Device::webgpu;
   auto c = plan_program(p, o, d);
   EXPECT_NE(exec_plan_hash(*a), exec_plan_hash(*c));
+}
+
+// The .keg exec plan section's payload: decoding gives back a plan with the same hash and
+// the same printed form; damage is a K0020 diagnostic at a file offset, never a crash.
+TEST(PlanCodec, RoundTripKeepsTheHash) {
+  block::Program p = tiny_program();
+  DiagnosticSink d;
+  PlanOptions o;
+  o.binding_limit = 64;  // tilings in the plan too
+  auto m = plan_program(p, o, d);
+  ASSERT_TRUE(m);
+  auto bytes = encode_exec_plan(*m, p.hash());
+  auto back = decode_exec_plan(bytes, 1000, 0, d);
+  ASSERT_TRUE(back) << d.all().front().message;
+  EXPECT_EQ(back->hash, exec_plan_hash(*m));
+  EXPECT_EQ(exec_plan_hash(back->plan), exec_plan_hash(*m));
+  EXPECT_EQ(back->program, p.hash());
+  EXPECT_EQ(dispatch_text(back->plan), dispatch_text(*m));
+  EXPECT_EQ(summary_text(back->plan), summary_text(*m));
+  EXPECT_EQ(back->plan.peak, m->peak);
+  EXPECT_FALSE(back->plan.tilings.empty());
+}
+
+TEST(PlanCodec, DamageIsDiagnosedWithAnOffset) {
+  block::Program p = tiny_program();
+  DiagnosticSink d;
+  auto m = plan_program(p, {}, d);
+  ASSERT_TRUE(m);
+  const auto good = encode_exec_plan(*m, p.hash());
+  auto first = [](const std::vector<std::uint8_t>& b) {
+    DiagnosticSink e;
+    EXPECT_FALSE(decode_exec_plan(b, 1000, 0, e));
+    return e.empty() ? std::pair<std::string, std::uint32_t>{"", 0}
+                     : std::pair<std::string, std::uint32_t>{e.all()[0].code, e.all()[0].primary_label()->span.begin};
+  };
+  auto bad = good;
+  bad[0] = 9;  // encoding version
+  EXPECT_EQ(first(bad), (std::pair<std::string, std::uint32_t>{"K0020", 1000}));
+  bad = good;
+  bad[4] ^= 1;  // the stored hash
+  EXPECT_EQ(first(bad), (std::pair<std::string, std::uint32_t>{"K0020", 1004}));
+  bad = good;
+  bad.resize(good.size() - 3);
+  EXPECT_EQ(first(bad).first, "K0020");
+  bad = good;
+  bad.push_back(0);
+  EXPECT_EQ(first(bad).first, "K0020");
+  std::mt19937_64 rng(7);
+  int rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    bad = good;
+    if (rng() % 3 == 0) bad.resize(rng() % bad.size());
+    else for (int k = 0; k < 4; ++k) bad[rng() % bad.size()] = static_cast<std::uint8_t>(rng());
+    DiagnosticSink e;
+    auto r = decode_exec_plan(bad, 0, 0, e);
+    if (!r) {
+      ++rejected;
+      ASSERT_FALSE(e.empty());
+      EXPECT_EQ(e.all()[0].code, "K0020");
+    }
+  }
+  EXPECT_GT(rejected, 2500);
 }
 
 std::optional<block::Program> load(const fs::path& path, SourceMap& sources, DiagnosticSink& d) {

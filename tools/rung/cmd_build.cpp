@@ -1,6 +1,8 @@
 // `rung build FILE.rung -o FILE.keg`: check and lower a rung source, then write its GraphIR
 // (every pure function is an export) as a .keg file. With -O (implied by --passes,
-// --print-after and --stats) the GraphIR goes through the pass pipeline first.
+// --print-after and --stats) the GraphIR goes through the pass pipeline first. With --plan
+// the memory plan of the entry function goes in as the optional exec_plan section (`rung
+// show --rung plan` reads it back).
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -9,8 +11,13 @@
 #include "command.h"
 #include "frontend/frontend.h"
 #include "ir/graph/keg.h"
+#include "ir/graph/keg_format.h"
 #include "ir/graph/printer.h"
 #include "passes/pass.h"
+#include "plan/exec_plan.h"
+#include "plan/exec_plan_codec.h"
+#include "plan/size.h"
+#include "plan/tiling.h"
 
 namespace rung::cli {
 namespace {
@@ -18,7 +25,29 @@ namespace {
 struct BuildArgs {
   std::string file, out, passes, print_after;
   bool optimize = false, stats = false;
+  bool plan = false;  // --plan, with:
+  std::string device = "cpu", entry;
+  std::vector<std::string> dims;
 };
+
+// The exec_plan section for the program as lowered (L-diagnostics when it cannot be planned).
+std::optional<KegAttachment> plan_section(const BuildArgs& a, const block::Program& program, std::string& line, DiagnosticSink& diags) {
+  plan::PlanOptions o;
+  o.device = *plan::device_from_name(a.device);
+  o.entry = a.entry;
+  if (o.device == plan::Device::webgpu) o.binding_limit = plan::kWebGpuBindingLimit;
+  for (const auto& d : a.dims) {
+    auto eq = d.find('=');
+    auto v = eq == std::string::npos ? std::nullopt : plan::parse_size(d.substr(eq + 1));
+    if (!v || eq == 0) diags.error("L0008", "--dim expects NAME=EXTENT, got `" + d + "`");
+    else o.dims[d.substr(0, eq)] = *v;
+  }
+  if (diags.has_errors()) return std::nullopt;
+  auto mp = plan::plan_program(program, o, diags);
+  if (!mp) return std::nullopt;
+  line = "\nexec plan " + plan::exec_plan_hash(*mp).hex() + " (entry " + mp->entry + ", device " + a.device + ", stored in the .keg)";
+  return KegAttachment{static_cast<std::uint32_t>(keg::SectionKind::exec_plan), plan::encode_exec_plan(*mp, program.hash()), 0};
+}
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> v;
@@ -36,7 +65,20 @@ int run_build(const BuildArgs& a, const GlobalOptions& global) {
   if (!program) return report(diags, sources, global);
   std::string out = a.out.empty() ? std::filesystem::path(a.file).replace_extension(".keg").string() : a.out;
   Graph g = program->graph;
-  if (a.optimize || !a.passes.empty() || !a.print_after.empty() || a.stats) {
+  bool optimize = a.optimize || !a.passes.empty() || !a.print_after.empty() || a.stats;
+  std::vector<KegAttachment> sections;
+  std::string plan_line;
+  if (a.plan && optimize) {
+    diags.error("L0009", "--plan cannot be combined with -O/--passes: the plan is made for the program as lowered, and the "
+                         "pass pipeline changes the graph it would be stored with");
+    return report(diags, sources, global);
+  }
+  if (a.plan) {
+    auto section = plan_section(a, *program, plan_line, diags);
+    if (!section) return report(diags, sources, global);
+    sections.push_back(std::move(*section));
+  }
+  if (optimize) {
     PipelineOptions po;
     po.passes = split_commas(a.passes);
     for (auto& p : split_commas(a.print_after)) po.print_after.insert(p);
@@ -50,8 +92,9 @@ int run_build(const BuildArgs& a, const GlobalOptions& global) {
     if (a.stats) std::printf("%s(%d pipeline iterations)\n", format_stats(pm.stats()).c_str(), pm.iterations());
     if (!ok) return report(diags, sources, global);
   }
-  if (write_file_atomic(out, write_keg(g), diags))
-    std::printf("wrote %s  fingerprint %s  blockir %s\n", out.c_str(), g.fingerprint().hex().c_str(), program->hash().hex().c_str());
+  if (write_file_atomic(out, write_keg(g, sections), diags))
+    std::printf("wrote %s  fingerprint %s  blockir %s%s\n", out.c_str(), g.fingerprint().hex().c_str(), program->hash().hex().c_str(),
+                plan_line.c_str());
   return report(diags, sources, global);
 }
 
@@ -64,6 +107,10 @@ RUNG_COMMAND("build", "Check a .rung source and write its GraphIR as a .keg file
                sub.add_option("--passes", a->passes, "comma-separated pass names (implies -O)");
                sub.add_option("--print-after", a->print_after, "print the IR after these passes, or all (implies -O)");
                sub.add_flag("--stats", a->stats, "per-pass statistics: runs, changes, nodes added/removed, time (implies -O)");
+               sub.add_flag("--plan", a->plan, "store the ExecPlan of the entry in the .keg (optional section exec_plan)");
+               sub.add_option("--device", a->device, "with --plan: cpu | cuda | webgpu")->check(CLI::IsMember({"cpu", "cuda", "webgpu"}))->capture_default_str();
+               sub.add_option("--entry", a->entry, "with --plan: the function to plan (default: the only exported one)");
+               sub.add_option("--dim", a->dims, "with --plan: a symbolic dim's extent, NAME=EXTENT (repeatable)");
                return [a, &global] { return run_build(*a, global); };
              });
 

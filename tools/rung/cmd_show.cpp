@@ -1,13 +1,17 @@
-// `rung show --rung block|graph FILE`: the program a source (or .keg, or workflow) lowers
-// to, as BlockIR text or as GraphIR regions. `--rung kernel --backend webgpu FILE|OP`: the
-// generated WGSL of every op node of FILE (static shapes), or of one OP for `--type`s.
+// `rung show --rung block|graph|plan FILE`: the program a source (or .keg, or workflow)
+// lowers to, as BlockIR text or as GraphIR regions, or its ExecPlan: the one stored in a
+// .keg file (`rung build --plan`), its hash verified, else one planned now.
+// `--rung kernel --backend webgpu FILE|OP`: the generated WGSL of every op node of FILE
+// (static shapes), or of one OP for `--type`s.
 #include <cstdio>
 #include <filesystem>
 
 #include "command.h"
 #include "ir/block/printer.h"
 #include "ir/graph/printer.h"
+#include "ir/graph/keg_format.h"
 #include "plan/exec_plan.h"
+#include "plan/exec_plan_codec.h"
 #include "program_loader.h"
 #if RUNG_CLI_HAVE_WEBGPU
 #include "backends/webgpu/kernel_listing.h"
@@ -43,10 +47,22 @@ int run_show(const std::string& file, const std::string& what, const GlobalOptio
   }
   LoadOptions lo;
   lo.tier = "debug";  // .keg files declare none; showing does not run anything
+  std::vector<KegAttachment> sections;
+  SourceId keg_source = kNoSource;
+  lo.keg_attachments = &sections;
+  lo.keg_source = &keg_source;
   auto program = load_program(file, lo, sources, diags);
   if (!program) return report(diags, sources, global);
   std::string text;
-  if (what == "plan") {  // the ExecPlan (cpu, symbolic dims need `rung plan --dim`)
+  const KegAttachment* stored = nullptr;
+  for (const auto& a : sections)
+    if (a.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan)) stored = &a;
+  if (what == "plan" && stored) {  // the plan the file carries; decoding verifies its hash
+    auto sp = plan::decode_exec_plan(stored->payload, stored->payload_offset, keg_source, diags);
+    if (!sp) return report(diags, sources, global);
+    text = "stored in     " + file + " (section exec_plan, hash verified; planned from blockir " + sp->program.hex() + ")\n" +
+           plan::dispatch_text(sp->plan) + plan::summary_text(sp->plan);
+  } else if (what == "plan") {  // the ExecPlan (cpu, symbolic dims need `rung plan --dim`)
     auto mp = plan::plan_program(*program, {}, diags);
     if (!mp) return report(diags, sources, global);
     text = plan::dispatch_text(*mp) + plan::summary_text(*mp);

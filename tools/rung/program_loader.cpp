@@ -19,6 +19,8 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
     ops::RegistrySignatures signatures;
     auto keg = load_keg(path, sources, diags, &signatures);
     if (!keg) return std::nullopt;
+    if (opts.keg_attachments) *opts.keg_attachments = keg->attachments;
+    if (opts.keg_source) *opts.keg_source = keg->source;
     if (opts.tier.empty()) {
       diags.error("C0010", "a .keg file declares no determinism tier: pass --tier debug|prod|fast")
           .note("rung never picks a tier for you; `debug` is bit-exact, `prod` deterministic within a tolerance class");

@@ -8,12 +8,17 @@
 
 #include "base/diagnostic.h"
 #include "ir/block/block.h"
+#include "ir/graph/keg.h"
 
 namespace rung::cli {
 
 struct LoadOptions {
   std::string tier;       // from --tier; required where the input declares none
   std::string tolerance;  // from --tolerance
+  // .keg files: where to put the optional sections the file carries (the exec plan), and
+  // the file's source id (their diagnostics point into it). Null: not wanted.
+  std::vector<KegAttachment>* keg_attachments = nullptr;
+  SourceId* keg_source = nullptr;
 };
 
 std::optional<block::Program> load_program(const std::string& path, const LoadOptions& opts, SourceMap& sources,

@@ -18,7 +18,17 @@
 
 namespace rung {
 
-std::vector<std::uint8_t> write_keg(const Graph& g);
+// An optional section carried as opaque bytes (the exec plan: kind 7). The keg layer frames
+// and checks it (docs/keg-format.md); the layer that made the payload decodes it.
+struct KegAttachment {
+  std::uint32_t kind = 0;
+  std::vector<std::uint8_t> payload;
+  std::uint64_t payload_offset = 0;  // reading: where the payload starts in the file
+};
+
+// `attachments`: optional sections to add (at most one per kind, kinds > 6 that this layer
+// knows). Without them the bytes are those of format 1.0.
+std::vector<std::uint8_t> write_keg(const Graph& g, std::span<const KegAttachment> attachments = {});
 
 struct KegSection {
   std::uint32_t kind = 0;
@@ -35,6 +45,13 @@ struct KegFile {
   Graph graph;
   std::vector<Span> node_spans;    // byte span of each node record, for diagnostics
   std::vector<Span> region_spans;
+  SourceId source = kNoSource;             // the file, for diagnostics pointing into it
+  std::vector<KegAttachment> attachments;  // the optional sections this layer knows, in file order
+  const KegAttachment* attachment(std::uint32_t kind) const {
+    for (const auto& a : attachments)
+      if (a.kind == kind) return &a;
+    return nullptr;
+  }
 };
 
 // Parses the container and rebuilds the graph with the hashes the file claims. Returns

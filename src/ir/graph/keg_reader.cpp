@@ -22,6 +22,7 @@ class Reader {
 
   std::optional<KegFile> run() {
     KegFile f;
+    f.source = src_;
     if (!read_header(f) || !read_table(f)) return std::nullopt;
     const KegSection* by_kind[keg::kRequiredKinds + 1] = {};
     for (const auto& s : f.sections)
@@ -40,6 +41,8 @@ class Reader {
       read_nodes(*by_kind[4], f);
       read_regions(*by_kind[5], f);
       read_exports(*by_kind[6], f);
+      for (const auto& sec : f.sections)
+        if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan)) read_exec_plan_frame(sec, f);
     } catch (const SectionFailed&) {
       return std::nullopt;
     }
@@ -114,7 +117,7 @@ class Reader {
       r.u64(s.length);
       r.hash(s.checksum);
       std::string name = "'" + std::string(keg::section_name(s.kind)) + "'";
-      if (s.kind == 0 || s.kind > keg::kRequiredKinds) {
+      if (s.kind == 0 || s.kind > keg::kLastKnownKind) {
         if (!(s.flags & keg::kFlagOptional)) {
           error("K0013", "section " + std::to_string(i) + " has kind " + std::to_string(s.kind) +
                              ", which this rung does not know, and it is not marked optional", entry_at, keg::kEntrySize);
@@ -424,6 +427,32 @@ class Reader {
       f.graph.set_export(name, index(c, "export region", f.graph.region_count()));
     }
     finish(c);
+  }
+
+  // The frame of the exec plan section; the payload stays opaque (src/plan decodes it).
+  void read_exec_plan_frame(const KegSection& s, KegFile& f) {
+    Cursor c = open(s);
+    std::uint64_t at = c.r.file_offset();
+    std::uint32_t version = u32(c, "the exec plan frame version");
+    if (version != keg::kExecPlanFrameVersion)
+      fail(c, "K0020", "frame version " + std::to_string(version) + " is not one this rung reads (" +
+                           std::to_string(keg::kExecPlanFrameVersion) + ")", at);
+    at = c.r.file_offset();
+    Hash256 planned_for;
+    if (!c.r.hash(planned_for)) truncated(c, "the fingerprint of the graph the plan was made for");
+    if (planned_for != f.stored_fingerprint) {
+      error("K0021", "section 'exec_plan' was made for another graph", at, 32)
+          .note("plan made for graph " + planned_for.hex())
+          .note("this file's graph  " + f.stored_fingerprint.hex());
+      throw SectionFailed{};
+    }
+    KegAttachment a;
+    a.kind = s.kind;
+    a.payload_offset = c.r.file_offset();
+    std::span<const std::uint8_t> payload;
+    c.r.take(c.r.remaining(), payload);
+    a.payload.assign(payload.begin(), payload.end());
+    f.attachments.push_back(std::move(a));
   }
 
   std::span<const std::uint8_t> bytes_;

@@ -40,7 +40,7 @@ std::vector<NodeId> canonical_order(const Graph& g) {
 
 class Writer {
  public:
-  explicit Writer(const Graph& g) : g_(g) {}
+  Writer(const Graph& g, std::span<const KegAttachment> attachments) : g_(g), attachments_(attachments) {}
 
   std::vector<std::uint8_t> run() {
     auto order = canonical_order(g_);
@@ -106,6 +106,14 @@ class Writer {
     sections.emplace_back(keg::SectionKind::nodes, nodes.take());
     sections.emplace_back(keg::SectionKind::regions, regs.take());
     sections.emplace_back(keg::SectionKind::exports, exps.take());
+    for (const auto& a : attachments_) {
+      RUNG_CHECK(a.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan), "write_keg: unknown attachment kind");
+      CanonicalWriter w;
+      w.u32(keg::kExecPlanFrameVersion);
+      w.hash(g_.fingerprint());
+      w.raw(a.payload);
+      sections.emplace_back(static_cast<keg::SectionKind>(a.kind), w.take());
+    }
     return assemble(sections);
   }
 
@@ -168,7 +176,7 @@ class Writer {
     CanonicalWriter out;
     out.raw(std::span(keg::kMagic));
     out.u16(keg::kMajor);
-    out.u16(keg::kMinor);
+    out.u16(attachments_.empty() ? keg::kMinor : keg::kMinorWithExecPlan);
     out.u32(keg::kHeaderSize);
     out.u32(static_cast<std::uint32_t>(sections.size()));
     out.u64(keg::kHeaderSize);  // the section table follows the header
@@ -178,7 +186,7 @@ class Writer {
     for (const auto& [kind, data] : sections) {
       offset = (offset + 7) & ~std::uint64_t{7};
       out.u32(static_cast<std::uint32_t>(kind));
-      out.u32(0);
+      out.u32(static_cast<std::uint32_t>(kind) > keg::kRequiredKinds ? keg::kFlagOptional : 0);
       out.u64(offset);
       out.u64(data.size());
       out.hash(sha3_256(data));
@@ -192,6 +200,7 @@ class Writer {
   }
 
   const Graph& g_;
+  std::span<const KegAttachment> attachments_;
   std::vector<std::string> strings_;
   std::unordered_map<std::string, std::uint32_t> string_ids_;
   std::vector<std::vector<std::uint8_t>> types_, attr_maps_;
@@ -208,10 +217,15 @@ std::string_view keg::section_name(std::uint32_t kind) {
     case 4: return "nodes";
     case 5: return "regions";
     case 6: return "exports";
+    case 7: return "exec_plan";
     default: return "unknown";
   }
 }
 
-std::vector<std::uint8_t> write_keg(const Graph& g) { return Writer(g).run(); }
+std::vector<std::uint8_t> write_keg(const Graph& g, std::span<const KegAttachment> attachments) {
+  for (std::size_t i = 0; i < attachments.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) RUNG_CHECK(attachments[i].kind != attachments[j].kind, "write_keg: an attachment kind twice");
+  return Writer(g, attachments).run();
+}
 
 }  // namespace rung
