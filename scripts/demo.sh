@@ -14,5 +14,5 @@ echo "== rung validate"
 "$rung" validate "$out/mlp.keg"
 echo "== the main job: train examples/digits.rung (an MLP on the UCI digits) on the CPU backend (rung run's default)"
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
-[ -f "$src_dir/build/data/digits.csv" ] || "$src_dir/scripts/fetch-digits.sh" "$src_dir/build/data/digits.csv"
-"$rung" run "$src_dir/examples/digits.rung" --entry train
+[ -f "$build/data/digits.csv" ] || "$src_dir/scripts/fetch-digits.sh" "$build/data/digits.csv"
+"$rung" run "$src_dir/examples/digits.rung" --entry train --data-dir "$build/data"

@@ -114,4 +114,30 @@ void check_function_tiers(const FnItem& fn, const block::Determinism& module, So
   fold_tiers(decls, tier, at, diags);
 }
 
+void compose_imported_tiers(const syntax::ast::SourceFile& imported, SourceId imported_src, const syntax::ast::SourceFile& main, SourceId main_src,
+                             block::Determinism& det, DiagnosticSink& diags) {
+  Span main_at{main_src, 0, 0};
+  for (const Item& item : main.items())
+    if (auto t = cast<TierDecl>(item.syntax())) main_at = span_of(t, main_src);
+  for (const Item& item : imported.items()) {
+    auto t = cast<TierDecl>(item.syntax());
+    if (!t || !t.name_ref()) continue;
+    std::string name(t.name_ref().text());
+    Span at = span_of(t, imported_src);
+    if (strictness(name) < 0) {
+      diags.error("E2302", "unknown tier `" + name + "`").primary(at, "not a tier").note("tiers: debug, prod, fast");
+      continue;
+    }
+    if (name == det.tier) continue;
+    std::string strict = strictness(name) > strictness(det.tier) ? name : det.tier;
+    diags.warning("E2304", "an imported module declares tier " + name + ", the program " + det.tier + ": the strictest, " + strict + ", applies")
+        .primary(at, "tier " + name)
+        .secondary(main_at, "tier " + det.tier);
+    if (strictness(name) > strictness(det.tier)) {
+      det.tier = name;
+      if (det.tolerance == "default" && name == "debug") det.tolerance = "exact";
+    }
+  }
+}
+
 }  // namespace rung::frontend

@@ -19,4 +19,10 @@ std::optional<block::Determinism> resolve_determinism(const syntax::ast::SourceF
 void check_function_tiers(const syntax::ast::FnItem& fn, const block::Determinism& module, SourceId src,
                           DiagnosticSink& diags);
 
+// An imported module's tier declarations compose with the program's: the strictest tier
+// applies, and a difference is the warning E2304 naming both.
+void compose_imported_tiers(const syntax::ast::SourceFile& imported, SourceId imported_src,
+                            const syntax::ast::SourceFile& main, SourceId main_src, block::Determinism& det,
+                            DiagnosticSink& diags);
+
 }  // namespace rung::frontend

@@ -6,15 +6,14 @@
 
 namespace rung::frontend {
 
-std::optional<block::Program> lower(const syntax::SyntaxTree& tree, const SourceMap& sources, SourceId source,
+std::optional<block::Program> lower(const syntax::SyntaxTree& tree, SourceMap& sources, SourceId source,
                                     DiagnosticSink& diags) {
-  (void)sources;
   auto file = ast::cast<ast::SourceFile>(tree.root());
   if (!file) return std::nullopt;
-  return Lowerer(file, source, diags).run();
+  return Lowerer(file, source, sources, diags).run();
 }
 
-void check(const syntax::SyntaxTree& tree, const SourceMap& sources, SourceId source, DiagnosticSink& diags) {
+void check(const syntax::SyntaxTree& tree, SourceMap& sources, SourceId source, DiagnosticSink& diags) {
   (void)lower(tree, sources, source, diags);
 }
 

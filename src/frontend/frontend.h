@@ -16,7 +16,7 @@ namespace rung::frontend {
 
 // Checks and lowers a parsed file. Returns the program when there were no errors
 // (warnings may have been reported). `source` is the file `tree` was parsed from.
-std::optional<block::Program> lower(const syntax::SyntaxTree& tree, const SourceMap& sources, SourceId source,
+std::optional<block::Program> lower(const syntax::SyntaxTree& tree, SourceMap& sources, SourceId source,
                                     DiagnosticSink& diags);
 
 // Loads, parses and lowers a .rung file: syntax errors (E1xxx) stop before the semantic
@@ -24,6 +24,7 @@ std::optional<block::Program> lower(const syntax::SyntaxTree& tree, const Source
 std::optional<block::Program> compile_file(const std::string& path, SourceMap& sources, DiagnosticSink& diags);
 
 // What `rung check` adds after the syntax stage: the semantic diagnostics of a tree.
-void check(const syntax::SyntaxTree& tree, const SourceMap& sources, SourceId source, DiagnosticSink& diags);
+// Imported files are added to `sources` as they are loaded.
+void check(const syntax::SyntaxTree& tree, SourceMap& sources, SourceId source, DiagnosticSink& diags);
 
 }  // namespace rung::frontend

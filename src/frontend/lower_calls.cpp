@@ -35,7 +35,15 @@ bool Lowerer::unify(const Ty& declared, const Ty& actual, DimMap& m, Span at, co
   if (declared.kind != actual.kind) return mismatch();
   if (declared.kind == TyKind::tensor) {
     const TensorType &dt = declared.tensor, &at_t = actual.tensor;
-    if (dt.dtype != at_t.dtype || dt.rank() != at_t.rank() || dt.space != at_t.space) return mismatch();
+    if (dt.dtype != at_t.dtype || dt.rank() != at_t.rank()) return mismatch();
+    if (dt.space != at_t.space) {
+      std::string w(memspace_name(dt.space)), g(memspace_name(at_t.space));
+      d_.error("E2512", what + " needs " + w + " memory, but the value is in " + g + " memory")
+          .primary(at, "in " + g + " memory")
+          .secondary(unify_param_span_, "parameter declared " + w)
+          .note("crossing memory spaces is explicit: `let y = to_" + w + "(x);`");
+      return false;
+    }
     for (std::size_t i = 0; i < dt.rank(); ++i) {
       const Dim &want = dt.shape[i], &got = at_t.shape[i];
       if (want.is_static()) {
@@ -67,6 +75,7 @@ bool Lowerer::unify(const Ty& declared, const Ty& actual, DimMap& m, Span at, co
 }
 
 bool Lowerer::ensure_lowered(FnInfo& f, Span at) {
+  if (f.is_template) return f.signature_ok;
   if (f.state == 2) return f.region.has_value();
   if (f.state == 1) {
     d_.error("E2402", "`" + f.name + "` calls itself; recursion is not supported").primary(at, "recursive call")
@@ -79,24 +88,45 @@ bool Lowerer::ensure_lowered(FnInfo& f, Span at) {
   auto scopes = std::move(scopes_);
   auto rp = std::move(region_params_);
   auto rps = std::move(region_param_slots_);
+  auto loans = std::move(loans_);
+  int depth = inline_depth_;
   region_params_.clear();
   region_param_slots_.clear();
+  loans_.clear();
+  inline_depth_ = 0;  // the callee's own body is checked in full
+  auto env = std::exchange(dim_env_, {});
+  Module* prev = enter(f.mod);
   f.state = 1;
   lower_pure_function(f);
   f.state = 2;
+  enter(prev);
+  dim_env_ = std::move(env);
   current_ = cur, block_fn_ = bf, scopes_ = std::move(scopes), region_params_ = std::move(rp), region_param_slots_ = std::move(rps);
+  loans_ = std::move(loans), inline_depth_ = depth;
   return f.region.has_value();
 }
 
 Value Lowerer::inline_body(FnInfo& f, const std::vector<Value>& args, Span at) {
   auto scopes = std::move(scopes_);
+  auto loans = std::move(loans_);
+  FnInfo* caller = current_;
+  Module* prev = enter(f.mod);
+  current_ = &f;
   scopes_.assign(1, {});
-  for (std::size_t i = 0; i < args.size(); ++i)
+  loans_.clear();
+  for (std::size_t i = 0; i < args.size(); ++i) {
     bind(f.param_names[i], Binding{.ty = args[i].ty, .refs = args[i].refs, .span = f.param_spans[i]});
-  ++inline_depth_;
+    lookup(f.param_names[i])->ref = f.param_refs[i];
+  }
+  // A template is checked here, per call; other bodies were checked when lowered alone.
+  int depth = f.is_template ? 0 : 1;
+  inline_depth_ += depth;
   std::size_t before = d_.all().size();
-  Value v = block_value(f.item.body());
-  --inline_depth_;
+  Value v = block_value(f.item.body(), f.is_template);
+  inline_depth_ -= depth;
+  current_ = caller;
+  enter(prev);
+  loans_ = std::move(loans);
   for (std::size_t i = before; i < d_.all().size(); ++i) const_cast<Diagnostic&>(d_.all()[i]).secondary(at, "while inlining this call");
   scopes_ = std::move(scopes);
   v.span = at;
@@ -106,7 +136,7 @@ Value Lowerer::inline_body(FnInfo& f, const std::vector<Value>& args, Span at) {
 Value Lowerer::call_user(FnInfo& f, std::vector<Value> args, Span at, Span callee_span) {
   if (args.size() != f.params.size()) {
     d_.error("E2006", "`" + f.name + "` takes " + std::to_string(f.params.size()) + " arguments, got " + std::to_string(args.size()))
-        .primary(at).secondary(span(f.item.name()), "declared here");
+        .primary(at).secondary(span_in(f.mod, f.item.name()), "declared here");
     return error_value(at);
   }
   if (!ensure_lowered(f, callee_span)) return error_value(at);
@@ -121,7 +151,15 @@ Value Lowerer::call_user(FnInfo& f, std::vector<Value> args, Span at, Span calle
       ok = false;
   }
   if (!ok) return error_value(at);
+  if (f.is_template && f.state == 1) {
+    d_.error("E2402", "`" + f.name + "` calls itself; recursion is not supported").primary(callee_span, "recursive call");
+    return error_value(at);
+  }
+  DimMap saved_env = std::exchange(dim_env_, m);
+  if (f.is_template) f.state = 1;
   Value v = inline_body(f, args, at);
+  if (f.is_template) f.state = 0;
+  dim_env_ = std::move(saved_env);
   if (!v.ok()) return error_value(at);
   if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype);
   Ty want = substitute(f.ret, m);
@@ -146,11 +184,20 @@ Value Lowerer::value_and_grad(const ast::CallExpr& outer, const ast::CallExpr& i
   if (f->block_mode || !f->signature_ok) {
     if (f->block_mode)
       d_.error("E2401", "value_and_grad needs a pure function; `" + f->name + "` has effects or control flow")
-          .primary(span(fpath)).secondary(span(f->item.name()), "declared here");
+          .primary(span(fpath)).secondary(span_in(f->mod, f->item.name()), "declared here");
     return error_value(at);
   }
   std::vector<Value> args;
-  for (const ast::Expr& a : outer.arg_list().positional()) args.push_back(expr(a));
+  std::size_t loans_before = loans_.size();
+  auto outer_args = outer.arg_list().positional();
+  for (std::size_t i = 0; i < outer_args.size(); ++i) {
+    args.push_back(expr(outer_args[i]));
+    if (args.back().ok() && i < f->params.size() &&
+        !commit_arg(outer_args[i], args.back(), f->param_refs[i], f->param_spans[i],
+                    "argument `" + f->param_names[i] + "` of `" + f->name + "`"))
+      args.back() = error_value(args.back().span);
+  }
+  pop_loans(loans_before);
   for (auto& a : args)
     if (!a.ok()) return error_value(at);
   if (args.empty() || args.size() != f->params.size()) {
@@ -203,25 +250,42 @@ Value Lowerer::value_and_grad(const ast::CallExpr& outer, const ast::CallExpr& i
   return v;
 }
 
-Value Lowerer::call(const ast::CallExpr& e) {
-  Span at = span(e);
-  if (auto inner = ast::cast<ast::CallExpr>(e.callee().syntax())) {
-    auto ip = ast::cast<ast::PathExpr>(inner.callee().syntax());
-    if (ip && ip.name_ref() && ip.name_ref().text() == "value_and_grad" && !lookup("value_and_grad")) return value_and_grad(e, inner);
+Value Lowerer::call(const ast::Expr& call_expr) {
+  Span at = span(call_expr);
+  std::optional<CallSite> site;
+  if (auto e = ast::cast<ast::CallExpr>(call_expr.syntax())) {
+    if (auto inner = ast::cast<ast::CallExpr>(e.callee().syntax())) {
+      auto ip = ast::cast<ast::PathExpr>(inner.callee().syntax());
+      if (ip && ip.name_ref() && ip.name_ref().text() == "value_and_grad" && !lookup("value_and_grad")) return value_and_grad(e, inner);
+    }
+    auto callee = ast::cast<ast::PathExpr>(e.callee().syntax());
+    if (!callee || !callee.name_ref()) {
+      if (e.callee()) d_.error("E2009", "only functions can be called").primary(span(e.callee()));
+      return error_value(at);
+    }
+    std::string name(callee.name_ref().text());
+    if (lookup(name)) {
+      d_.error("E2009", "`" + name + "` is a variable, not a function").primary(span(callee));
+      return error_value(at);
+    }
+    site = call_site(call_expr, false);
+    if (!site) {
+      auto& d = d_.error("E2001", "unknown function `" + name + "`").primary(span(callee), "not found");
+      if (auto near = closest_name(name); !near.empty()) d.note("did you mean `" + near + "`?");
+      return error_value(at);
+    }
+  } else {
+    std::size_t before = d_.error_count();
+    site = call_site(call_expr, false);
+    if (!site) {
+      if (d_.error_count() == before) d_.error("E2090", "method calls are not supported yet").primary(at);
+      return error_value(at);
+    }
   }
-  auto callee = ast::cast<ast::PathExpr>(e.callee().syntax());
-  if (!callee || !callee.name_ref()) {
-    if (e.callee()) d_.error("E2009", "only functions can be called").primary(span(e.callee()));
-    return error_value(at);
-  }
-  std::string name(callee.name_ref().text());
-  Span cs = span(callee);
-  auto positional = e.arg_list() ? e.arg_list().positional() : std::vector<ast::Expr>{};
-  auto named = e.arg_list() ? e.arg_list().named() : std::vector<ast::NamedArg>{};
-  if (lookup(name)) {
-    d_.error("E2009", "`" + name + "` is a variable, not a function").primary(cs);
-    return error_value(at);
-  }
+  const std::string& name = site->name;
+  Span cs = site->callee;
+  auto positional = site->args ? site->args.positional() : std::vector<ast::Expr>{};
+  auto named = site->args ? site->args.named() : std::vector<ast::NamedArg>{};
   if (name == "print" || name == "read_csv") {
     if (need_effect("io", cs, "`" + name + "` does input/output"))
       d_.error("E2090", "`" + name + "` is a statement: " +
@@ -229,11 +293,28 @@ Value Lowerer::call(const ast::CallExpr& e) {
           .primary(at);
     return error_value(at);
   }
+  if (name == "copy") {  // an owned copy of a value (a read, not a move)
+    if (positional.size() != 1 || !named.empty()) {
+      d_.error("E2006", "copy takes one value: copy(x)").primary(at);
+      return error_value(at);
+    }
+    Value v = expr(positional[0]);
+    v.borrow = RefKind::owned;
+    v.span = at;
+    return v;
+  }
+  if (is_transfer(name)) {
+    d_.error("E2513", "a transfer between memory spaces is a statement of its own: `let y = " + name + "(x);`")
+        .primary(at)
+        .note("it needs a function lowered to BlockIR; the value then lives in the new space");
+    return error_value(at);
+  }
   if (name == "value_and_grad") {
     d_.error("E2401", "value_and_grad(f) makes a function: call it, value_and_grad(f)(args...)").primary(at);
     return error_value(at);
   }
-  if (FnInfo* f = find_fn(name)) {
+  if (site->kind == CallSite::Kind::user) {
+    FnInfo* f = site->fn;
     if (!named.empty()) {
       d_.error("E2006", "user functions take positional arguments").primary(span(named[0]));
       return error_value(at);
@@ -243,19 +324,32 @@ Value Lowerer::call(const ast::CallExpr& e) {
       for (const auto& eff : f->effects) ok = need_effect(eff, cs, "`" + name + "` has the effect !" + eff) && ok;
       if (ok)
         d_.error("E2090", "`" + name + "` has effects or control flow, so it runs as a statement: `let x = " + name + "(...);`")
-            .primary(at).secondary(span(f->item.name()), "declared here");
+            .primary(at).secondary(span_in(f->mod, f->item.name()), "declared here");
+      return error_value(at);
+    }
+    if (positional.size() != f->params.size()) {
+      d_.error("E2006", "`" + f->name + "` takes " + std::to_string(f->params.size()) + " arguments, got " +
+                            std::to_string(positional.size()))
+          .primary(at).secondary(span_in(f->mod, f->item.name()), "declared here");
       return error_value(at);
     }
     std::vector<Value> args;
-    for (const ast::Expr& a : positional) args.push_back(expr(a));
+    std::size_t loans_before = loans_.size();
+    for (std::size_t i = 0; i < positional.size(); ++i) {
+      args.push_back(expr(positional[i]));
+      if (args.back().ok() && i < f->params.size() &&
+          !commit_arg(positional[i], args.back(), f->param_refs[i], f->param_spans[i],
+                      "argument `" + f->param_names[i] + "` of `" + f->name + "`"))
+        args.back() = error_value(args.back().span);
+    }
+    pop_loans(loans_before);
     for (auto& a : args)
       if (!a.ok()) return error_value(at);
     return call_user(*f, std::move(args), at, cs);
   }
-  const ops::OpDef* op = ops::op_registry().find(name);
+  const ops::OpDef* op = site->op;
   if (!op) {
-    auto& d = d_.error("E2001", "unknown function `" + name + "`").primary(cs, "not found");
-    if (auto near = closest_name(name); !near.empty()) d.note("did you mean `" + near + "`?");
+    d_.error("E2001", "unknown function `" + name + "`").primary(cs, "not found");
     return error_value(at);
   }
   std::size_t min = 0, max = 0;
@@ -276,6 +370,15 @@ Value Lowerer::call(const ast::CallExpr& e) {
   for (const ast::Expr& a : positional) args.push_back(expr(a));
   auto attrs = attrs_from_args(*op, named, src_, d_);
   if (!attrs) return error_value(at);
+  if (!dim_env_.empty())  // in a generic function: its dims in shape attributes (`iota(shape: [N])`) take their extents
+    for (auto& [k, v] : *attrs)
+      if (v.is<Shape>()) {
+        Shape sh = v.as<Shape>();
+        for (auto& d : sh)
+          if (!d.is_static())
+            if (auto it = dim_env_.find(d.name()); it != dim_env_.end()) d = it->second;
+        v = AttrValue(sh);
+      }
   for (auto& a : args)
     if (!a.ok()) return error_value(at);
   return apply_op(*op, std::move(args), *attrs, at, cs);

@@ -18,6 +18,14 @@ Value Lowerer::expr(const ast::Expr& e) {
     d_.error("E2090", what).primary(at);
     return error_value(at);
   };
+  if ((e.kind() == SyntaxKind::PATH_EXPR || e.kind() == SyntaxKind::FIELD_EXPR) && place_checked_ == 0 && checking())
+    if (auto pl = place_of(e)) {  // a read of a variable or a field path: not moved, not mutably borrowed elsewhere
+      if (!check_access(*pl, Access::read, at)) return error_value(at);
+      ++place_checked_;
+      Value v = e.kind() == SyntaxKind::PATH_EXPR ? path(ast::cast<ast::PathExpr>(e.syntax())) : field(ast::cast<ast::FieldExpr>(e.syntax()));
+      --place_checked_;
+      return v;
+    }
   switch (e.kind()) {
     case SyntaxKind::LITERAL: return literal(ast::cast<ast::Literal>(e.syntax()));
     case SyntaxKind::PATH_EXPR: return path(ast::cast<ast::PathExpr>(e.syntax()));
@@ -31,16 +39,28 @@ Value Lowerer::expr(const ast::Expr& e) {
     case SyntaxKind::BLOCK_EXPR: return block_value(ast::cast<ast::BlockExpr>(e.syntax()));
     case SyntaxKind::BIN_EXPR: return binary(ast::cast<ast::BinExpr>(e.syntax()));
     case SyntaxKind::PREFIX_EXPR: return prefix(ast::cast<ast::PrefixExpr>(e.syntax()));
-    case SyntaxKind::REF_EXPR: {  // borrows are not tracked yet: `&x` is x
-      Value v = expr(ast::cast<ast::RefExpr>(e.syntax()).operand());
+    case SyntaxKind::REF_EXPR: {  // `&x` reads x in place; the context decides how long the borrow lives
+      auto r = ast::cast<ast::RefExpr>(e.syntax());
+      bool mut = static_cast<bool>(r.mut_token());
+      if (auto pl = place_of(r.operand()); pl && checking() && place_checked_ == 0) {
+        if (!check_access(*pl, mut ? Access::borrow_mut : Access::borrow, at)) return error_value(at);
+        ++place_checked_;
+        Value v = expr(r.operand());
+        --place_checked_;
+        v.span = at;
+        v.borrow = mut ? RefKind::mut : RefKind::shared;
+        return v;
+      }
+      Value v = expr(r.operand());
       v.span = at;
+      if (v.ok()) v.borrow = mut ? RefKind::mut : RefKind::shared;
       return v;
     }
-    case SyntaxKind::CALL_EXPR: return call(ast::cast<ast::CallExpr>(e.syntax()));
+    case SyntaxKind::CALL_EXPR: return call(e);
     case SyntaxKind::FIELD_EXPR: return field(ast::cast<ast::FieldExpr>(e.syntax()));
     case SyntaxKind::INDEX_EXPR: return index(ast::cast<ast::IndexExpr>(e.syntax()));
     case SyntaxKind::STRUCT_LIT: return struct_lit(ast::cast<ast::StructLit>(e.syntax()));
-    case SyntaxKind::METHOD_CALL_EXPR: return unsupported("method calls are not supported yet");
+    case SyntaxKind::METHOD_CALL_EXPR: return call(e);
     case SyntaxKind::RANGE_EXPR: return unsupported("a range is only allowed as the iterable of a `for` loop");
     case SyntaxKind::IF_EXPR: return unsupported("`if` with a value is not supported yet: use `if` as a statement");
     default: return unsupported("this expression is only allowed as a statement");
@@ -78,7 +98,7 @@ Value Lowerer::literal(const ast::Literal& lit) {
   }
 }
 
-Value Lowerer::constant_scalar(DType dt, double x, Span at) {
+Value Lowerer::constant_scalar(DType dt, double x, Span at, MemSpace space) {
   Bytes bytes;
   auto put = [&](const void* p, std::size_t n) {
     const auto* c = static_cast<const std::uint8_t*>(p);
@@ -102,17 +122,17 @@ Value Lowerer::constant_scalar(DType dt, double x, Span at) {
       return error_value(at);
   }
   Value v;
-  v.ty = Ty::of(TensorType{dt, {}});
+  v.ty = Ty::of(TensorType{dt, {}, space});
+  v.constant = true;
   v.refs = {b_.constant(v.ty.tensor, std::move(bytes))};
   v.span = at;
   return v;
 }
 
-Value Lowerer::materialize(Value v, DType dt) {
+Value Lowerer::materialize(Value v, DType dt, MemSpace space) {
   if (!v.weak) return v;
   if (v.weak_float && !dtype_info(dt).is_float) dt = DType::f32;
-  Value c = constant_scalar(dt, v.number, v.span);
-  return c;
+  return constant_scalar(dt, v.number, v.span, space);
 }
 
 Value Lowerer::path(const ast::PathExpr& p) {
@@ -126,7 +146,23 @@ Value Lowerer::path(const ast::PathExpr& p) {
     if (b->in_slots)
       for (auto s : b->slots) v.refs.push_back(slot_param(s));
     else
-      v.refs = b->refs;
+      v.refs = b->refs, v.constant = b->constant;
+    return v;
+  }
+  if (current_ && std::find(current_->generics.begin(), current_->generics.end(), name) != current_->generics.end()) {
+    // A generic dimension used as a value: its extent at this call, an untyped integer.
+    auto it = dim_env_.find(name);
+    if (it == dim_env_.end() || !it->second.is_static()) {
+      d_.error("E2112", "dimension `" + name + "` has no known extent here")
+          .primary(at, it == dim_env_.end() ? "not bound" : "bound to the symbol " + it->second.to_string())
+          .note("a dimension used as a value needs a static extent at the call");
+      return error_value(at);
+    }
+    Value v;
+    v.ty = Ty::of(TensorType{DType::i64, {}});
+    v.weak = true;
+    v.number = static_cast<double>(it->second.extent());
+    v.span = at;
     return v;
   }
   if (find_fn(name) || ops::op_registry().find(name)) {
@@ -141,16 +177,24 @@ Value Lowerer::path(const ast::PathExpr& p) {
 Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const AttrMap& attrs, Span at, Span op_span) {
   if (op.family == "random") need_effect("rand", op_span, "`" + op.name + "` draws random numbers");
   DType hint = DType::f32;
+  MemSpace space = MemSpace::host;
   for (const auto& a : args)
     if (!a.weak && a.ty.is_tensor()) {
       hint = a.ty.tensor.dtype;
       break;
     }
+  bool constant = true;
+  for (const auto& a : args)
+    if (!a.weak && !a.constant && a.ty.is_tensor()) {
+      space = a.ty.tensor.space, constant = false;
+      break;
+    }
+  if (!same_space(args, op_span.valid() ? op_span : at)) return error_value(at);
   std::vector<TensorType> types;
   std::vector<ValueRef> refs;
   for (auto& a : args) {
     if (!a.ok()) return error_value(at);
-    if (a.weak) a = materialize(a, hint);
+    if (a.weak) a = materialize(a, hint, space);
     if (!a.ok()) return error_value(at);
     if (!a.ty.is_tensor()) {
       d_.error("E2104", "`" + op.name + "` takes tensors, not " + a.ty.to_string()).primary(a.span, "this is " + a.ty.to_string());
@@ -180,9 +224,11 @@ Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const Att
     for (const auto& w : why) d.note(w);
     return error_value(at);
   }
+  for (auto& r : typed->results) r.space = space;  // constants take the space of the values they meet
   auto outs = b_.op_multi(op.name, refs, typed->results, typed->attrs.map());
   Value v;
   v.span = at;
+  v.constant = constant;
   v.refs = outs;
   if (typed->results.size() == 1) {
     v.ty = Ty::of(typed->results[0]);
@@ -350,12 +396,14 @@ Value Lowerer::struct_lit(const ast::StructLit& e) {
   Span at = span(e);
   if (!e.name_ref()) return error_value(at);
   std::string name(e.name_ref().text());
-  auto it = structs_.find(name);
-  if (it == structs_.end()) {
+  StructInfo* info = find_struct(name);
+  if (!info) {
     d_.error("E2005", "unknown struct `" + name + "`").primary(span(e.name_ref()));
     return error_value(at);
   }
-  const Ty& st = it->second.ty;
+  const Ty& st = info->ty;
+  DimMap dims;  // a generic struct's dims, found from the field values
+  std::map<std::string, Span> dims_seen;
   if (st.has_error()) return error_value(at);
   std::vector<std::optional<Value>> vals(st.elems.size());
   bool ok = true;
@@ -366,9 +414,13 @@ Value Lowerer::struct_lit(const ast::StructLit& e) {
       auto pos = std::find(st.field_names.begin(), st.field_names.end(), fname);
       Value v;
       if (f.value()) {
-        v = expr(f.value());
-      } else {  // shorthand `P { x }`
+        v = owned_value(f.value(), "a struct field");
+      } else {  // shorthand `P { x }`: moves x
         if (Binding* b = lookup(fname)) {
+          if (checking() && !check_access(Place{b, fname, "", span(f)}, Access::move, span(f))) {
+            ok = false;
+            continue;
+          }
           v.ty = b->ty;
           v.span = span(f);
           if (b->in_slots)
@@ -396,8 +448,21 @@ Value Lowerer::struct_lit(const ast::StructLit& e) {
         ok = false;
         continue;
       }
-      if (v.weak && st.elems[i].is_tensor()) v = materialize(v, st.elems[i].tensor.dtype);
+      if (v.weak && st.elems[i].is_tensor()) v = materialize(v, st.elems[i].tensor.dtype, st.elems[i].tensor.space);
+      if (!info->generics.empty()) {
+        unify_param_span_ = i < info->field_spans.size() ? info->field_spans[i] : at;
+        if (!unify(st.elems[i], v.ty, dims, v.span, "field `" + fname + "` of `" + name + "`", dims_seen)) {
+          ok = false;
+          continue;
+        }
+        vals[i] = std::move(v);
+        continue;
+      }
       if (!same_type(v.ty, st.elems[i])) {
+        if (space_mismatch(st.elems[i], v.ty, v.span, span(f.name_ref()), "field `" + fname + "`")) {
+          ok = false;
+          continue;
+        }
         d_.error("E2101", "field `" + fname + "` of `" + name + "` is " + st.elems[i].to_string() + ", not " + v.ty.to_string())
             .primary(v.span, "this is " + v.ty.to_string());
         ok = false;
@@ -414,7 +479,7 @@ Value Lowerer::struct_lit(const ast::StructLit& e) {
   }
   if (!ok) return error_value(at);
   Value v;
-  v.ty = st;
+  v.ty = substitute(st, dims);
   v.span = at;
   for (auto& f : vals) v.refs.insert(v.refs.end(), f->refs.begin(), f->refs.end());
   return v;
@@ -425,7 +490,7 @@ Value Lowerer::tuple(const ast::TupleExpr& e) {
   v.span = span(e);
   std::vector<Ty> elems;
   for (const ast::Expr& x : e.elements()) {
-    Value xv = expr(x);
+    Value xv = owned_value(x, "a tuple element");
     if (xv.weak) xv = materialize(xv, xv.weak_float ? DType::f32 : DType::i64);
     if (!xv.ok()) return error_value(v.span);
     elems.push_back(xv.ty);
@@ -467,15 +532,16 @@ Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
   v.ty = Ty::of(t);
   v.refs = {b_.constant(t, std::move(bytes))};
   v.span = at;
+  v.constant = true;
   return v;
 }
 
-Value Lowerer::block_value(const ast::BlockExpr& e) {
+Value Lowerer::block_value(const ast::BlockExpr& e, bool fn_body) {
   push_scope();
   for (const ast::Stmt& s : e.statements()) pure_stmt(s);
   Value v;
   if (auto tail = e.tail()) {
-    v = expr(tail);
+    v = fn_body ? owned_value(tail, "a function's result") : expr(tail);
   } else {
     v.ty = Ty::unit();
     v.span = span(e);
@@ -486,20 +552,26 @@ Value Lowerer::block_value(const ast::BlockExpr& e) {
 
 void Lowerer::pure_stmt(const ast::Stmt& s) {
   if (auto let = ast::cast<ast::LetStmt>(s.syntax())) {
-    Value v = expr(let.init());
     if (!let.init()) return;
+    bool borrows = is_borrow_init(let.init());
+    Value v = borrows ? expr(let.init()) : owned_value(let.init(), "a `let` binding");
     Ty want = let.type() ? resolve_type(let.type()) : Ty::error();
     if (v.weak) v = materialize(v, want.is_tensor() ? want.tensor.dtype : (v.weak_float ? DType::f32 : DType::i64));
     if (!v.ok()) {
       bind_pattern(let.pattern(), Ty::error(), {}, {}, false, span(let));
       return;
     }
-    if (let.type() && !want.has_error() && !same_type(want, v.ty)) {
+    if (let.type() && !want.has_error() && !same_type(want, v.ty) &&
+        !space_mismatch(want, v.ty, v.span, span(let.type()), "the `let` annotation")) {
       d_.error("E2101", "`let` declares " + want.to_string() + " but the value is " + v.ty.to_string())
           .primary(v.span, "this is " + v.ty.to_string())
           .secondary(span(let.type()), "declared here");
     }
     bind_pattern(let.pattern(), v.ty, {}, v.refs, false, span(let));
+    if (auto ip = ast::cast<ast::IdentPat>(let.pattern().syntax()); ip && ip.name() && v.constant)
+      if (Binding* b = lookup(ip.name().text())) b->constant = true;
+    if (borrows)
+      if (auto ip = ast::cast<ast::IdentPat>(let.pattern().syntax()); ip && ip.name()) bind_borrow(let.init(), std::string(ip.name().text()));
     return;
   }
   if (auto es = ast::cast<ast::ExprStmt>(s.syntax())) {

@@ -10,7 +10,8 @@ namespace rung::frontend {
 
 using syntax::SyntaxKind;
 
-void Lowerer::collect_items() {
+void Lowerer::declare_items(Module& m) {
+  Module* prev = enter(&m);
   std::map<std::string, Span> seen;
   auto declare = [&](const ast::Name& n) -> bool {
     if (!n) return false;
@@ -22,25 +23,48 @@ void Lowerer::collect_items() {
     seen[name] = span(n);
     return true;
   };
-  for (const ast::Item& item : file_.items()) {
+  auto generics = [&](const ast::GenericParams& gp) {
+    std::vector<std::string> out;
+    if (!gp) return out;
+    for (const ast::GenericParam& g : gp.params())
+      if (g.name()) {
+        std::string n(g.name().text());
+        if (std::find(out.begin(), out.end(), n) != out.end())
+          d_.error("E2004", "dimension `" + n + "` is listed twice").primary(span(g));
+        out.push_back(n);
+      }
+    return out;
+  };
+  for (const ast::Item& item : m.file.items()) {
     if (auto s = ast::cast<ast::StructItem>(item.syntax())) {
-      if (declare(s.name())) structs_[std::string(s.name().text())] = StructInfo{s, Ty::error()};
+      if (!declare(s.name())) continue;
+      std::string key = m.prefix + std::string(s.name().text());
+      structs_[key] = StructInfo{s, Ty::error(), &m, generics(s.generic_params()), {}};
+      m.structs[std::string(s.name().text())] = key;
+      struct_order_.push_back(key);
     } else if (auto f = ast::cast<ast::FnItem>(item.syntax())) {
       if (!declare(f.name())) continue;
       FnInfo info;
       info.item = f;
-      info.name = std::string(f.name().text());
+      info.mod = &m;
+      info.name = m.prefix + std::string(f.name().text());
+      info.generics = generics(f.generic_params());
+      m.fns[std::string(f.name().text())] = info.name;
       fns_[info.name] = info;
       fn_order_.push_back(info.name);
     }
   }
-  // Struct fields, in declaration order (a struct may use one declared before it).
-  for (const ast::Item& item : file_.items()) {
-    auto s = ast::cast<ast::StructItem>(item.syntax());
-    if (!s || !s.name()) continue;
-    auto it = structs_.find(s.name().text());
-    if (it == structs_.end() || !(it->second.item.syntax() == s.syntax())) continue;
-    if (s.generic_params()) d_.error("E2090", "generic structs are not supported yet").primary(span(s.generic_params()));
+  enter(prev);
+}
+
+void Lowerer::collect_items() {
+  // Struct fields, in declaration order (a struct may use one declared before it), the
+  // structs of imported modules first.
+  for (const std::string& key : struct_order_) {
+    StructInfo& info = structs_.find(key)->second;
+    Module* prev = enter(info.mod);
+    const ast::StructItem& s = info.item;
+    dim_scope_ = s.generic_params() ? &info.generics : nullptr;
     std::vector<std::string> names;
     std::vector<Ty> types;
     std::map<std::string, Span> fields_seen;
@@ -48,8 +72,8 @@ void Lowerer::collect_items() {
       for (const ast::Field& f : fl.fields()) {
         if (!f.name()) continue;
         std::string fname(f.name().text());
-        if (auto prev = fields_seen.find(fname); prev != fields_seen.end()) {
-          d_.error("E2004", "field `" + fname + "` is declared twice").primary(span(f.name())).secondary(prev->second, "first declared here");
+        if (auto prev_field = fields_seen.find(fname); prev_field != fields_seen.end()) {
+          d_.error("E2004", "field `" + fname + "` is declared twice").primary(span(f.name())).secondary(prev_field->second, "first declared here");
           continue;
         }
         fields_seen[fname] = span(f.name());
@@ -60,8 +84,11 @@ void Lowerer::collect_items() {
         }
         names.push_back(fname);
         types.push_back(t);
+        info.field_spans.push_back(span(f));
       }
-    it->second.ty = Ty::structure(std::string(s.name().text()), names, types);
+    dim_scope_ = nullptr;
+    info.ty = Ty::structure(std::string(s.name().text()), names, types);
+    enter(prev);
   }
 }
 
@@ -77,13 +104,60 @@ Ty Lowerer::resolve_type(const ast::Type& t) {
   auto n = ast::cast<ast::NamedType>(t.syntax());
   if (!n || !n.path()) return Ty::error();
   std::string name = n.path().text();
+  // The dims in brackets: a tensor's shape, or a generic struct's dimension arguments.
+  bool ok = true;
+  Shape dims;
+  if (auto sh = n.shape())
+    for (const ast::Expr& dim : sh.dims()) {
+      if (auto lit = ast::cast<ast::Literal>(dim.syntax()); lit && lit.token().kind() == SyntaxKind::INT_NUMBER) {
+        if (auto v = syntax::int_value(lit.token().text())) {
+          dims.push_back(Dim::fixed(*v));
+          continue;
+        }
+      }
+      if (auto p = ast::cast<ast::PathExpr>(dim.syntax()); p && p.name_ref()) {
+        std::string sym(p.name_ref().text());
+        if (dim_scope_ && std::find(dim_scope_->begin(), dim_scope_->end(), sym) == dim_scope_->end()) {
+          std::string listed;
+          for (const auto& g : *dim_scope_) listed += (listed.empty() ? "" : ", ") + g;
+          d_.error("E2111", "unknown dimension `" + sym + "`").primary(span(dim), "not listed")
+              .note("the generic dimensions here are [" + listed + "]; add `" + sym + "` to the list");
+          ok = false;
+          continue;
+        }
+        dims.push_back(Dim::symbol(sym));
+        continue;
+      }
+      d_.error("E2109", "a dimension is an integer or a symbol such as `B`").primary(span(dim), "not a dimension");
+      ok = false;
+    }
   auto dt = dtype_from_name(name);
   if (!dt) {
-    if (auto it = structs_.find(name); it != structs_.end() && !n.shape()) {
-      if (it->second.ty.kind == TyKind::error)
+    if (StructInfo* st = find_struct(name)) {
+      if (st->ty.kind == TyKind::error) {
         d_.error("E2002", "struct `" + name + "` is used before its declaration is complete")
             .primary(span(n), "here").note("declare a struct before the structs and functions that use it");
-      return it->second.ty;
+        return Ty::error();
+      }
+      if (dims.size() != st->generics.size() || (n.shape() && st->generics.empty())) {
+        if (ok)
+          d_.error("E2002", "struct `" + name + "` takes " + std::to_string(st->generics.size()) + " dimension arguments, got " +
+                                std::to_string(n.shape() ? n.shape().dims().size() : 0))
+              .primary(span(n)).secondary(span_in(st->mod, st->item.name()), "declared here");
+        return Ty::error();
+      }
+      if (n.mem_space()) {
+        d_.error("E2002", "a struct has no memory space of its own: its fields declare theirs").primary(span(n.mem_space()));
+        return Ty::error();
+      }
+      if (!ok) return Ty::error();
+      DimMap m;
+      for (std::size_t i = 0; i < dims.size(); ++i) m.emplace(st->generics[i], dims[i]);
+      return substitute(st->ty, m);
+    }
+    if (name.find('.') != std::string::npos) {
+      d_.error("E2002", "unknown type `" + name + "`").primary(span(n.path()), "no such struct in that module");
+      return Ty::error();
     }
     auto& e = d_.error("E2002", "unknown type `" + name + "`").primary(span(n.path()), "not a type");
     if (n.shape()) e.note("element types: f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool");
@@ -91,22 +165,7 @@ Ty Lowerer::resolve_type(const ast::Type& t) {
   }
   TensorType tt;
   tt.dtype = *dt;
-  bool ok = true;
-  if (auto sh = n.shape())
-    for (const ast::Expr& dim : sh.dims()) {
-      if (auto lit = ast::cast<ast::Literal>(dim.syntax()); lit && lit.token().kind() == SyntaxKind::INT_NUMBER) {
-        if (auto v = syntax::int_value(lit.token().text())) {
-          tt.shape.push_back(Dim::fixed(*v));
-          continue;
-        }
-      }
-      if (auto p = ast::cast<ast::PathExpr>(dim.syntax()); p && p.name_ref()) {
-        tt.shape.push_back(Dim::symbol(std::string(p.name_ref().text())));
-        continue;
-      }
-      d_.error("E2109", "a dimension is an integer or a symbol such as `B`").primary(span(dim), "not a dimension");
-      ok = false;
-    }
+  tt.shape = dims;
   if (auto ms = n.mem_space(); ms && ms.name_ref()) {
     auto space = memspace_from_name(ms.name_ref().text());
     if (!space) {
@@ -121,10 +180,8 @@ Ty Lowerer::resolve_type(const ast::Type& t) {
 }
 
 void Lowerer::resolve_signature(FnInfo& f) {
-  if (f.item.generic_params()) {
-    d_.error("E2090", "generic functions are not supported yet").primary(span(f.item.generic_params()));
-    f.signature_ok = false;
-  }
+  Module* caller_mod = enter(f.mod);
+  dim_scope_ = f.item.generic_params() ? &f.generics : nullptr;
   std::map<std::string, Span> seen;
   if (auto pl = f.item.param_list())
     for (const ast::Param& p : pl.params()) {
@@ -146,11 +203,19 @@ void Lowerer::resolve_signature(FnInfo& f) {
         t = Ty::error();
       }
       if (t.has_error()) f.signature_ok = false;
+      RefKind rk = RefKind::owned;
+      if (auto rt = ast::cast<ast::RefType>(p.type().syntax())) rk = rt.mut_token() ? RefKind::mut : RefKind::shared;
+      f.param_refs.push_back(rk);
       f.param_names.push_back(pname);
       f.params.push_back(t);
       f.param_spans.push_back(span(p));
     }
   if (auto rt = f.item.ret_type()) {
+    if (ast::cast<ast::RefType>(rt.type().syntax())) {
+      d_.error("E2506", "functions return owned values, not borrows").primary(span(rt.type()), "a borrow")
+          .note("return the value itself (or an owned copy: `copy(x)`)");
+      f.signature_ok = false;
+    }
     f.ret = resolve_type(rt.type());
     f.ret_span = span(rt.type());
     if (f.ret.has_error()) f.signature_ok = false;
@@ -166,6 +231,27 @@ void Lowerer::resolve_signature(FnInfo& f) {
       f.effects.insert(name);
     }
   f.block_mode = needs_block(f.item);
+  f.is_template = !f.block_mode && uses_dims_as_values(f);
+  if (f.block_mode && uses_dims_as_values(f)) {
+    d_.error("E2090", "a function lowered to BlockIR cannot use its dimensions as values yet").primary(span(f.item.name()))
+        .note("move the computation that uses the dimension into a pure function");
+    f.signature_ok = false;
+  }
+  dim_scope_ = nullptr;
+  enter(caller_mod);
+}
+
+bool Lowerer::uses_dims_as_values(const FnInfo& f) const {
+  if (f.generics.empty() || !f.item.body()) return false;
+  syntax::Preorder walk(f.item.body().syntax());
+  syntax::Preorder::Step step;
+  while (walk.next(step)) {
+    if (!step.enter || !step.element.is_node()) continue;
+    auto p = ast::cast<ast::PathExpr>(step.element.node());
+    if (p && p.syntax().parent() && p.syntax().parent().kind() == SyntaxKind::SHAPE) continue;  // a dim in a type
+    if (p && p.name_ref() && std::find(f.generics.begin(), f.generics.end(), p.name_ref().text()) != f.generics.end()) return true;
+  }
+  return false;
 }
 
 bool Lowerer::needs_block(const ast::FnItem& fn) {
@@ -180,6 +266,12 @@ bool Lowerer::needs_block(const ast::FnItem& fn) {
       case SyntaxKind::FOR_EXPR: case SyntaxKind::WHILE_EXPR: case SyntaxKind::ASSIGN_EXPR: case SyntaxKind::IF_EXPR:
       case SyntaxKind::RETURN_EXPR: case SyntaxKind::BREAK_EXPR: case SyntaxKind::CONTINUE_EXPR:
         return true;
+      case SyntaxKind::CALL_EXPR: {  // a transfer between memory spaces is a BlockIR statement
+        auto c = ast::cast<ast::CallExpr>(step.element.node());
+        auto p = c ? ast::cast<ast::PathExpr>(c.callee().syntax()) : ast::PathExpr();
+        if (p && p.name_ref() && is_transfer(p.name_ref().text())) return true;
+        break;
+      }
       default: break;
     }
   }
@@ -190,11 +282,13 @@ void Lowerer::lower_pure_function(FnInfo& f) {
   current_ = &f;
   block_fn_ = nullptr;
   scopes_.assign(1, {});
+  loans_.clear();
   std::vector<ValueRef> params;
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     Binding bnd;
     bnd.ty = f.params[i];
     bnd.span = f.param_spans[i];
+    bnd.ref = f.param_refs[i];
     auto leaves = f.params[i].leaves();
     for (std::size_t k = 0; k < leaves.size(); ++k) {
       std::string pname = f.param_names[i] + (leaves.size() > 1 ? "." + std::to_string(k) : "");
@@ -205,11 +299,14 @@ void Lowerer::lower_pure_function(FnInfo& f) {
   }
   if (!f.item.body()) return;
   std::size_t before = d_.error_count();
-  Value v = block_value(f.item.body());
+  Value v = block_value(f.item.body(), true);
   if (d_.error_count() > before || !v.ok()) return;
   if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype);
   if (!same_type(v.ty, f.ret)) {
     auto tail = f.item.body().tail();
+    if (space_mismatch(f.ret, v.ty, tail ? span(tail) : span(f.item.body()), f.ret_span.valid() ? f.ret_span : span(f.item.name()),
+                       "the result of `" + f.name + "`"))
+      return;
     d_.error("E2101", "`" + f.name + "` returns " + v.ty.to_string() + " but declares " + f.ret.to_string())
         .primary(tail ? span(tail) : span(f.item.body()), "this is " + v.ty.to_string())
         .secondary(f.ret_span.valid() ? f.ret_span : span(f.item.name()), "declared " + f.ret.to_string());
@@ -221,7 +318,7 @@ void Lowerer::lower_pure_function(FnInfo& f) {
 void Lowerer::wrap_pure_function(FnInfo& f) {
   block::Function fn;
   fn.name = f.name;
-  fn.exported = static_cast<bool>(f.item.export_token());
+  fn.exported = f.item.export_token() && f.mod->prefix.empty();  // entry points of the main file only
   const Region& r = prog_.graph.region(*f.region);
   for (NodeId p : r.params) {
     const Node& n = prog_.graph.node(p);
@@ -245,16 +342,27 @@ void Lowerer::lower_block_function(FnInfo& f) {
   block::Function fn;
   block_fn_ = &fn;
   fn.name = f.name;
-  fn.exported = static_cast<bool>(f.item.export_token());
+  fn.exported = f.item.export_token() && f.mod->prefix.empty();  // entry points of the main file only
   fn.effects = f.effects;
   scopes_.assign(1, {});
+  loans_.clear();
+  writeback_.clear();
   for (std::size_t i = 0; i < f.params.size(); ++i) {
-    auto slots = new_slots(f.params[i], f.param_names[i], false);
+    bool mut = f.param_refs[i] == RefKind::mut;
+    auto slots = new_slots(f.params[i], f.param_names[i], mut);
     fn.params.insert(fn.params.end(), slots.begin(), slots.end());
-    Binding bnd{.ty = f.params[i], .slots = slots, .in_slots = true, .span = f.param_spans[i]};
+    Binding bnd{.ty = f.params[i], .slots = slots, .in_slots = true, .is_mut = mut, .span = f.param_spans[i]};
+    bnd.ref = f.param_refs[i];
     bind(f.param_names[i], std::move(bnd));
   }
   fn.results = new_slots(f.ret, "result", true);
+  // A `&mut` parameter's final value goes back to the caller as an extra result.
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    if (f.param_refs[i] == RefKind::mut) {
+      auto outs = new_slots(f.params[i], f.param_names[i] + ".out", true);
+      writeback_.emplace_back(lookup(f.param_names[i])->slots, outs);
+      fn.results.insert(fn.results.end(), outs.begin(), outs.end());
+    }
   if (f.item.body()) block_stmts(f.item.body(), fn.body, true);
   block_fn_ = nullptr;
   prog_.functions.push_back(std::move(fn));

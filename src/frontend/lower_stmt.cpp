@@ -16,10 +16,6 @@ void emit_assign(std::vector<block::Stmt>& out, const std::vector<block::SlotId>
     out.push_back(block::Stmt{.kind = block::StmtKind::assign, .args = {from[i]}, .results = {to[i]}, .span = at});
 }
 bool is_scalar(const Ty& t, DType dt) { return t.is_tensor() && t.tensor.rank() == 0 && t.tensor.dtype == dt; }
-std::string callee_name(const ast::CallExpr& c) {
-  auto p = ast::cast<ast::PathExpr>(c.callee().syntax());
-  return p && p.name_ref() ? std::string(p.name_ref().text()) : std::string();
-}
 }  // namespace
 
 Lowerer::Slots Lowerer::compute(const std::function<Value()>& eval, Span at, std::vector<block::Stmt>& out,
@@ -59,10 +55,14 @@ Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& o
                                  bool fresh, const std::string& hint, bool is_mut) {
   if (!e) return std::nullopt;
   if (auto p = ast::cast<ast::PathExpr>(e.syntax()); p && p.name_ref() && !into && !fresh)
-    if (Binding* b = lookup(p.name_ref().text()); b && b->in_slots) return std::make_pair(b->ty, b->slots);
-  if (auto c = ast::cast<ast::CallExpr>(e.syntax()))
-    if (FnInfo* f = find_fn(callee_name(c)); f && f->block_mode && !lookup(f->name)) {
-      auto r = call_stmt(c, *f, out);
+    if (Binding* b = lookup(p.name_ref().text()); b && b->in_slots) {
+      if (checking() && place_checked_ == 0 && !check_access(Place{b, std::string(p.name_ref().text()), "", span(e)}, Access::read, span(e)))
+        return std::nullopt;
+      return std::make_pair(b->ty, b->slots);
+    }
+  if (e.kind() == SyntaxKind::CALL_EXPR || e.kind() == SyntaxKind::METHOD_CALL_EXPR)
+    if (auto site = call_site(e, true); site && site->kind == CallSite::Kind::user && site->fn->block_mode) {
+      auto r = call_stmt(*site, *site->fn, out);
       if (!r || !into) return r;
       emit_assign(out, r->second, *into, span(e));
       return std::make_pair(r->first, *into);
@@ -79,14 +79,28 @@ void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& 
   } else if (tail && tail.kind() != SyntaxKind::RETURN_EXPR && tail.kind() != SyntaxKind::FOR_EXPR &&
              tail.kind() != SyntaxKind::WHILE_EXPR && tail.kind() != SyntaxKind::IF_EXPR) {
     std::size_t before = d_.error_count();
+    auto pl = place_of(tail);
+    if (ast::cast<ast::RefExpr>(tail.syntax()) && checking()) {
+      d_.error("E2506", "a function's result is an owned value, not a borrow").primary(span(tail), "a borrow");
+      pop_scope();
+      return;
+    }
+    if (pl && checking() && !check_access(*pl, Access::move, span(tail))) {
+      pop_scope();
+      return;
+    }
+    if (pl) ++place_checked_;
     auto r = to_slots(tail, out, nullptr, true, "result");
-    if (r && !same_type(r->first, current_->ret)) {
+    if (pl) --place_checked_;
+    if (r && !same_type(r->first, current_->ret) &&
+        !space_mismatch(current_->ret, r->first, span(tail), current_->ret_span.valid() ? current_->ret_span : span(current_->item.name()),
+                        "the result of `" + current_->name + "`")) {
       d_.error("E2101", "`" + current_->name + "` returns " + r->first.to_string() + " but declares " + current_->ret.to_string())
           .primary(span(tail), "this is " + r->first.to_string())
           .secondary(current_->ret_span.valid() ? current_->ret_span : span(current_->item.name()), "declared " + current_->ret.to_string());
     } else if (r && d_.error_count() == before) {
       emit_assign(out, r->second, block_fn_->results, span(tail));
-      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = block_fn_->results, .span = span(tail)});
+      emit_return(out, span(tail));
     }
   } else {
     if (tail) block_expr_stmt(tail, out);
@@ -96,9 +110,14 @@ void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& 
           .primary(Span{src_, body.range().end - 1, body.range().end}, "no value here")
           .secondary(current_->ret_span, "declared here");
     else if (!returns)
-      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = {}, .span = span(body)});
+      emit_return(out, span(body));
   }
   pop_scope();
+}
+
+void Lowerer::emit_return(std::vector<block::Stmt>& out, Span at) {
+  for (const auto& [from, to] : writeback_) emit_assign(out, from, to, at);
+  out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = block_fn_->results, .span = at});
 }
 
 void Lowerer::block_stmt(const ast::Stmt& s, std::vector<block::Stmt>& out) {
@@ -119,7 +138,7 @@ void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out)
       if (!r.value()) {
         if (current_->ret.kind != TyKind::unit)
           d_.error("E2101", "`return` without a value in a function that declares " + current_->ret.to_string()).primary(span(e));
-        out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = {}, .span = span(e)});
+        emit_return(out, span(e));
         return;
       }
       auto v = to_slots(r.value(), out, nullptr, true, "result");
@@ -130,17 +149,17 @@ void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out)
         return;
       }
       emit_assign(out, v->second, block_fn_->results, span(e));
-      out.push_back(block::Stmt{.kind = block::StmtKind::ret, .args = block_fn_->results, .span = span(e)});
+      emit_return(out, span(e));
       return;
     }
     case SyntaxKind::BREAK_EXPR:
     case SyntaxKind::CONTINUE_EXPR:
       d_.error("E2090", "`break` and `continue` are not supported yet").primary(span(e));
       return;
-    case SyntaxKind::CALL_EXPR: {
-      auto c = ast::cast<ast::CallExpr>(e.syntax());
-      std::string name = callee_name(c);
-      if (name == "print" && !lookup(name)) return print_stmt(c, out);
+    case SyntaxKind::CALL_EXPR:
+    case SyntaxKind::METHOD_CALL_EXPR: {
+      if (auto site = call_site(e, true); site && site->kind == CallSite::Kind::builtin && site->name == "print")
+        return print_stmt(*site, out);
       (void)to_slots(e, out);
       return;
     }
@@ -155,23 +174,51 @@ void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
   bool is_mut = ip && ip.mut_token();
   std::string hint = ip && ip.name() ? std::string(ip.name().text()) : s.pattern() ? s.pattern().syntax().text() : "_";
   Slots r;
-  auto c = ast::cast<ast::CallExpr>(init.syntax());
-  if (c && callee_name(c) == "read_csv" && !lookup("read_csv")) r = read_csv(c, s.type(), out);
-  else r = to_slots(init, out, nullptr, true, hint, is_mut);
+  std::optional<CallSite> site;
+  if (init.kind() == SyntaxKind::CALL_EXPR || init.kind() == SyntaxKind::METHOD_CALL_EXPR) site = call_site(init, true);
+  bool builtin = site && site->kind == CallSite::Kind::builtin;
+  bool is_csv = builtin && site->name == "read_csv";
+  bool borrows = is_borrow_init(init);
+  if (is_csv) {
+    r = read_csv(*site, s.type(), out);
+  } else if (builtin && is_transfer(site->name)) {
+    r = transfer(*site, out, hint);
+  } else if (borrows) {  // `let r = &p`: r names p's slots (p cannot change while r lives)
+    auto ref = ast::cast<ast::RefExpr>(init.syntax());
+    ast::Expr target = ref ? ref.operand() : init;
+    auto pl = place_of(target);
+    bool ok = !pl || check_access(*pl, !ref ? Access::read : ref.mut_token() ? Access::borrow_mut : Access::borrow, span(init));
+    if (ok && pl && pl->b->in_slots) {
+      r = place_slots(*pl);
+    } else if (ok) {
+      r = to_slots(target, out, nullptr, true, hint, false);  // a borrow of a temporary
+    }
+  } else {
+    auto pl = place_of(init);
+    if (pl && checking() && !check_access(*pl, Access::move, span(init))) {  // `let y = x` moves x
+      bind_pattern(s.pattern(), Ty::error(), {}, {}, true, span(s));
+      return;
+    }
+    if (pl) ++place_checked_;  // checked (and moved) as a whole just now
+    r = to_slots(init, out, nullptr, true, hint, is_mut);
+    if (pl) --place_checked_;
+  }
   if (!r) {
     bind_pattern(s.pattern(), Ty::error(), {}, {}, true, span(s));
     return;
   }
-  if (s.type() && !(c && callee_name(c) == "read_csv")) {
+  if (s.type() && !is_csv) {
     Ty want = resolve_type(s.type());
-    if (!want.has_error() && !same_type(want, r->first))
+    if (!want.has_error() && !same_type(want, r->first) &&
+        !space_mismatch(want, r->first, span(init), span(s.type()), "the `let` annotation"))
       d_.error("E2101", "`let` declares " + want.to_string() + " but the value is " + r->first.to_string())
           .primary(span(init), "this is " + r->first.to_string())
           .secondary(span(s.type()), "declared here");
   }
-  if (is_mut)
+  if (is_mut && !borrows)
     for (auto slot : r->second) block_fn_->slots[slot].is_mutable = true;
   bind_pattern(s.pattern(), r->first, r->second, {}, true, span(s));
+  if (borrows && ip && ip.name()) bind_borrow(init, std::string(ip.name().text()));
 }
 
 void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
@@ -194,8 +241,9 @@ void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
     (void)expr(root);  // reports the unknown name
     return;
   }
-  if (!b->in_slots || !b->is_mut) {
-    d_.error("E2108", "cannot assign to `" + std::string(p.name_ref().text()) + "`: it is not declared `let mut`")
+  if (!b->in_slots || !((b->ref == RefKind::owned && b->is_mut) || b->ref == RefKind::mut)) {
+    d_.error("E2108", "cannot assign to `" + std::string(p.name_ref().text()) + "`: " +
+                          (b->ref == RefKind::shared ? "it is a shared borrow (`&`)" : "it is not declared `let mut`"))
         .primary(span(target), "assignment").secondary(b->span, "declared here");
     return;
   }
@@ -228,7 +276,7 @@ void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
   std::size_t before = d_.error_count();
   auto r = compute(
       [&]() -> Value {
-        Value v = expr(e.value());
+        Value v = opname ? expr(e.value()) : owned_value(e.value(), "an assigned value");
         if (!opname || !v.ok()) return v;
         const ops::OpDef* op = ops::op_registry().find(opname);
         if (!op) {
@@ -239,6 +287,7 @@ void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
       },
       span(e), out, nullptr, "%assign", false);
   if (!r || d_.error_count() > before) return;
+  if (auto pl = place_of(target); pl && !check_access(*pl, Access::write, span(target))) return;
   if (!same_type(r->first, want)) {
     d_.error("E2101", "cannot assign " + r->first.to_string() + " to `" + target.syntax().text() + "` of type " + want.to_string())
         .primary(span(e.value()), "this is " + r->first.to_string())
@@ -264,6 +313,7 @@ void Lowerer::for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out) {
     }
   block::Stmt loop{.kind = block::StmtKind::for_range, .args = {lo->second[0], hi->second[0]}};
   loop.span = span(e);
+  MoveState moves_before = move_state();
   push_scope();
   std::string var = "%i";
   auto ip = ast::cast<ast::IdentPat>(e.pattern().syntax());
@@ -274,12 +324,14 @@ void Lowerer::for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out) {
   if (ip) bind_pattern(e.pattern(), it, slots, {}, true, span(e.pattern()));
   if (e.body()) block_stmts(e.body(), loop.body, false);
   pop_scope();
+  check_loop_moves(moves_before, Span{src_, e.range().begin, e.iterable().range().end});
   out.push_back(std::move(loop));
 }
 
 void Lowerer::while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out) {
   block::Stmt loop{.kind = block::StmtKind::while_loop};
   loop.span = span(e);
+  MoveState moves_before = move_state();
   auto c = to_slots(e.condition(), loop.cond_body, nullptr, true, "%cond");
   if (!c) return;
   if (!is_scalar(c->first, DType::boolean)) {
@@ -288,6 +340,7 @@ void Lowerer::while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out)
   }
   loop.args = {c->second[0]};
   if (e.body()) block_stmts(e.body(), loop.body, false);
+  check_loop_moves(moves_before, Span{src_, e.range().begin, e.condition().range().end});
   out.push_back(std::move(loop));
 }
 
@@ -300,27 +353,40 @@ void Lowerer::if_stmt(const ast::IfExpr& e, std::vector<block::Stmt>& out) {
   }
   block::Stmt s{.kind = block::StmtKind::if_else, .args = {c->second[0]}};
   s.span = span(e);
+  // Each branch starts from the moves before the `if`; after it, a value moved in either is moved.
+  MoveState before = move_state();
   if (e.then_branch()) block_stmts(e.then_branch(), s.body, false);
+  MoveState after_then = move_state();
+  restore_moves(before);
   if (auto el = e.else_branch()) {
     if (auto nested = ast::cast<ast::IfExpr>(el.syntax())) if_stmt(nested, s.else_body);
     else if (auto blk = ast::cast<ast::BlockExpr>(el.syntax())) block_stmts(blk, s.else_body, false);
   }
+  merge_moves(after_then);
   out.push_back(std::move(s));
 }
 
-void Lowerer::print_stmt(const ast::CallExpr& e, std::vector<block::Stmt>& out) {
-  if (!need_effect("io", span(e.callee()), "`print` writes output")) return;
+void Lowerer::print_stmt(const CallSite& cs, std::vector<block::Stmt>& out) {
+  if (!need_effect("io", cs.callee, "`print` writes output")) return;
   block::Stmt p{.kind = block::StmtKind::print};
-  p.span = span(e);
-  if (!e.arg_list()) return;
-  for (const ast::NamedArg& n : e.arg_list().named()) d_.error("E2203", "print takes no named arguments").primary(span(n));
-  for (const ast::Expr& a : e.arg_list().positional()) {
+  p.span = cs.at;
+  if (!cs.args) return;
+  for (const ast::NamedArg& n : cs.args.named()) d_.error("E2203", "print takes no named arguments").primary(span(n));
+  for (const ast::Expr& a : cs.args.positional()) {
     if (auto lit = ast::cast<ast::Literal>(a.syntax()); lit && lit.token().kind() == SyntaxKind::STRING) {
       if (auto s = syntax::string_value(lit.token().text())) p.items.push_back({*s, std::nullopt});
       continue;
     }
     auto r = to_slots(a, out);
     if (!r) return;
+    for (const auto& leaf : r->first.leaves())
+      if (leaf.space != MemSpace::host && leaf.space != MemSpace::pinned && leaf.space != MemSpace::unified) {
+        d_.error("E2514", "print reads host memory, but this value is in " + std::string(memspace_name(leaf.space)) + " memory")
+            .primary(span(a), "in " + std::string(memspace_name(leaf.space)) + " memory")
+            .secondary(cs.callee, "needs host memory")
+            .note("transfer it first: `let h = to_host(x);`");
+        return;
+      }
     if (r->second.empty()) {
       d_.error("E2203", "print shows tensors and strings, not " + r->first.to_string()).primary(span(a));
       return;
@@ -330,15 +396,15 @@ void Lowerer::print_stmt(const ast::CallExpr& e, std::vector<block::Stmt>& out) 
   out.push_back(std::move(p));
 }
 
-Lowerer::Slots Lowerer::read_csv(const ast::CallExpr& e, const ast::Type& annotation, std::vector<block::Stmt>& out) {
-  if (!need_effect("io", span(e.callee()), "`read_csv` reads a file")) return std::nullopt;
-  auto args = e.arg_list() ? e.arg_list().positional() : std::vector<ast::Expr>{};
+Lowerer::Slots Lowerer::read_csv(const CallSite& cs, const ast::Type& annotation, std::vector<block::Stmt>& out) {
+  if (!need_effect("io", cs.callee, "`read_csv` reads a file")) return std::nullopt;
+  auto args = cs.args ? cs.args.positional() : std::vector<ast::Expr>{};
   auto lit = args.size() == 1 ? ast::cast<ast::Literal>(args[0].syntax()) : ast::Literal();
   std::optional<std::string> path;
   if (lit && lit.token().kind() == SyntaxKind::STRING) path = syntax::string_value(lit.token().text());
-  if (!path || (e.arg_list() && !e.arg_list().named().empty())) {
+  if (!path || (cs.args && !cs.args.named().empty())) {
     d_.error("E2203", "read_csv takes one string literal: the path (relative paths start at the source file's folder)")
-        .primary(span(e));
+        .primary(cs.at);
     return std::nullopt;
   }
   int k = temp_counter_++;
@@ -356,28 +422,73 @@ Lowerer::Slots Lowerer::read_csv(const ast::CallExpr& e, const ast::Type& annota
   Ty ty = Ty::of(t);
   auto slots = new_slots(ty, "%csv" + std::to_string(k), false);
   block::Stmt r{.kind = block::StmtKind::read, .results = slots, .callee = "csv", .text = *path};
-  r.span = span(e);
+  r.span = cs.at;
   out.push_back(std::move(r));
   return std::make_pair(ty, slots);
 }
 
-Lowerer::Slots Lowerer::call_stmt(const ast::CallExpr& e, FnInfo& f, std::vector<block::Stmt>& out) {
-  Span cs = span(e.callee());
+Lowerer::Slots Lowerer::place_slots(const Place& pl) {
+  // The binding's slots, narrowed to the field path.
+  Ty ty = pl.b->ty;
+  std::size_t offset = 0;
+  std::string rest = pl.path;
+  while (!rest.empty()) {
+    std::size_t next = rest.find('.', 1);
+    std::string f = rest.substr(1, next == std::string::npos ? std::string::npos : next - 1);
+    rest = next == std::string::npos ? "" : rest.substr(next);
+    std::size_t i = ty.elems.size();
+    if (ty.kind == TyKind::structure)
+      i = static_cast<std::size_t>(std::find(ty.field_names.begin(), ty.field_names.end(), f) - ty.field_names.begin());
+    else if (ty.kind == TyKind::tuple && !f.empty() && f.find_first_not_of("0123456789") == std::string::npos && f.size() < 9)
+      i = std::stoul(f);
+    if (i >= ty.elems.size()) return std::nullopt;
+    for (std::size_t k = 0; k < i; ++k) offset += ty.elems[k].leaf_count();
+    Ty next_ty = ty.elems[i];
+    ty = next_ty;
+  }
+  if (offset + ty.leaf_count() > pl.b->slots.size()) return std::nullopt;
+  std::vector<block::SlotId> slots(pl.b->slots.begin() + static_cast<std::ptrdiff_t>(offset),
+                                   pl.b->slots.begin() + static_cast<std::ptrdiff_t>(offset + ty.leaf_count()));
+  return std::make_pair(ty, slots);
+}
+
+Lowerer::Slots Lowerer::call_stmt(const CallSite& site, FnInfo& f, std::vector<block::Stmt>& out) {
+  Span cs = site.callee;
   bool ok = true;
   for (const auto& eff : f.effects) ok = need_effect(eff, cs, "`" + f.name + "` has the effect !" + eff) && ok;
   if (!ok || !f.signature_ok) return std::nullopt;
-  auto args = e.arg_list() ? e.arg_list().positional() : std::vector<ast::Expr>{};
+  auto args = site.args ? site.args.positional() : std::vector<ast::Expr>{};
   if (args.size() != f.params.size()) {
     d_.error("E2006", "`" + f.name + "` takes " + std::to_string(f.params.size()) + " arguments, got " + std::to_string(args.size()))
-        .primary(span(e)).secondary(span(f.item.name()), "declared here");
+        .primary(site.at).secondary(span_in(f.mod, f.item.name()), "declared here");
     return std::nullopt;
   }
   block::Stmt c{.kind = block::StmtKind::call, .callee = f.name};
-  c.span = span(e);
+  c.span = site.at;
+  std::size_t loans_before = loans_.size();
+  std::vector<std::vector<block::SlotId>> writeback;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    auto r = to_slots(args[i], out);
-    if (!r) return std::nullopt;
+    // A place is passed as its slots (a `&mut` one gets the callee's final value back);
+    // anything else is computed into temporaries first.
+    auto ref = ast::cast<ast::RefExpr>(args[i].syntax());
+    auto pl = place_of(ref ? ref.operand() : args[i]);
+    Value probe;
+    probe.borrow = !ref ? RefKind::owned : ref.mut_token() ? RefKind::mut : RefKind::shared;
+    Slots r;
+    if (pl && pl->b->in_slots) {
+      Access acc = !ref ? Access::read : ref.mut_token() ? Access::borrow_mut : Access::borrow;
+      if (!check_access(*pl, acc, span(args[i]))) return pop_loans(loans_before), std::nullopt;
+      r = place_slots(*pl);
+    } else {
+      r = to_slots(args[i], out);
+    }
+    if (!r || !commit_arg(args[i], probe, f.param_refs[i], f.param_spans[i], "argument `" + f.param_names[i] + "` of `" + f.name + "`"))
+      return pop_loans(loans_before), std::nullopt;
+    if (f.param_refs[i] == RefKind::mut) writeback.push_back(r->second);
     if (!same_type(r->first, f.params[i])) {
+      pop_loans(loans_before);
+      if (space_mismatch(f.params[i], r->first, span(args[i]), f.param_spans[i], "argument `" + f.param_names[i] + "` of `" + f.name + "`"))
+        return std::nullopt;
       d_.error("E2104", "argument `" + f.param_names[i] + "` of `" + f.name + "` expects " + f.params[i].to_string() + ", got " +
                             r->first.to_string())
           .primary(span(args[i]), "this is " + r->first.to_string())
@@ -386,8 +497,10 @@ Lowerer::Slots Lowerer::call_stmt(const ast::CallExpr& e, FnInfo& f, std::vector
     }
     c.args.insert(c.args.end(), r->second.begin(), r->second.end());
   }
+  pop_loans(loans_before);
   c.results = new_slots(f.ret, "%" + f.name, false);
   auto results = c.results;
+  for (const auto& w : writeback) c.results.insert(c.results.end(), w.begin(), w.end());
   out.push_back(std::move(c));
   return std::make_pair(f.ret, results);
 }

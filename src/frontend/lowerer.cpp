@@ -14,16 +14,20 @@ std::optional<block::Program> Lowerer::run() {
   auto det = resolve_determinism(file_, src_, d_);
   prog_.module = "main";
   if (auto m = file_.module_decl(); m && m.path()) prog_.module = m.path().text();
+  load_modules();
+  Module* main = modules_.front().get();
+  mod_ = main;
+  if (det)
+    for (const auto& m : modules_)
+      if (m.get() != main) compose_imported_tiers(m->file, m->src, file_, main->src, *det, d_);
   if (det) prog_.determinism = *det;
-  for (const ast::Item& item : file_.items())
-    if (auto imp = ast::cast<ast::Import>(item.syntax()))
-      d_.error("E2090", "imports of other .rung files are not supported yet").primary(span(imp), "import");
   collect_items();
   for (auto& name : fn_order_) resolve_signature(fns_.find(name)->second);
   for (auto& name : fn_order_) {
     FnInfo& f = fns_.find(name)->second;
+    enter(f.mod);
     if (det) check_function_tiers(f.item, *det, src_, d_);
-    if (!f.signature_ok || f.block_mode || f.state != 0) continue;
+    if (!f.signature_ok || f.block_mode || f.state != 0 || f.is_template) continue;
     f.state = 1;
     lower_pure_function(f);
     f.state = 2;
@@ -31,9 +35,11 @@ std::optional<block::Program> Lowerer::run() {
   for (auto& name : fn_order_) {
     FnInfo& f = fns_.find(name)->second;
     if (!f.signature_ok) continue;
+    enter(f.mod);
     if (f.block_mode) lower_block_function(f);
     else if (f.region) wrap_pure_function(f);
   }
+  enter(main);
   for (auto& name : fn_order_)  // pure functions are the graph's entry points (what a .keg holds)
     if (const FnInfo& f = fns_.find(name)->second; f.region) prog_.graph.set_export(f.name, *f.region);
   if (d_.error_count() > errors_before || !det) return std::nullopt;
@@ -65,7 +71,9 @@ ValueRef Lowerer::slot_param(block::SlotId s) {
 }
 
 FnInfo* Lowerer::find_fn(std::string_view name) {
-  auto it = fns_.find(name);
+  auto local = mod_->fns.find(name);
+  if (local == mod_->fns.end()) return nullptr;
+  auto it = fns_.find(local->second);
   return it == fns_.end() ? nullptr : &it->second;
 }
 
@@ -78,9 +86,9 @@ std::string Lowerer::closest_name(std::string_view name) const {
   };
   for (const auto& sc : scopes_)
     for (const auto& [n, b] : sc) consider(n);
-  for (const auto& [n, f] : fns_) consider(n);
+  for (const auto& [n, key] : mod_->fns) consider(n);
   for (const ops::OpDef* op : ops::op_registry().all()) consider(op->name);
-  for (const char* builtin : {"print", "read_csv", "value_and_grad"}) consider(builtin);
+  for (const char* builtin : {"print", "read_csv", "value_and_grad", "copy", "to_host", "to_device", "to_pinned", "to_unified"}) consider(builtin);
   return best;
 }
 

@@ -23,10 +23,15 @@
 #include "ir/graph/builder.h"
 #include "ops/op_def.h"
 #include "syntax/ast.h"
+#include "syntax/tree.h"
+#include <memory>
 
 namespace rung::frontend {
 
 namespace ast = syntax::ast;
+
+// Ownership: a binding owns its value or borrows one (`&`, `&mut`); see ownership.cpp.
+enum class RefKind : std::uint8_t { owned, shared, mut };
 
 // An evaluated expression.
 struct Value {
@@ -37,6 +42,8 @@ struct Value {
   double number = 0;
   std::string text;            // a string literal's value
   Span span;
+  RefKind borrow = RefKind::owned;  // `&x` / `&mut x`
+  bool constant = false;  // computed from literals and attributes alone: placed in whatever space it is used in
   bool ok() const { return !ty.has_error(); }
 };
 
@@ -47,19 +54,79 @@ struct Binding {
   bool in_slots = false;
   bool is_mut = false;
   Span span;
+  RefKind ref = RefKind::owned;
+  bool constant = false;  // pure mode: bound to a constant (literals only), which adapts its memory space
+  int id = 0;                                         // unique per binding (loans name their target by it)
+  std::vector<std::pair<std::string, Span>> moved;  // moved paths ("" the whole value, ".w1" a field) and where
 };
+
+// A place: a variable or a field path into one (`p`, `p.w1`, `t.0`).
+struct Place {
+  Binding* b = nullptr;
+  std::string name;  // the variable
+  std::string path;  // "" or ".w1.x"
+  Span span;
+};
+
+// A live borrow of a place: held by a variable until the end of its block, or by a call
+// while its arguments are evaluated (holder 0).
+struct Loan {
+  int target = 0;
+  std::string target_name;
+  std::string path;
+  bool mut = false;
+  Span at;
+  std::size_t depth = 0;  // the holder's scope depth
+  int holder = 0;
+};
+
+enum class Access : std::uint8_t { read, move, write, borrow, borrow_mut };
+
+struct Module;
+struct FnInfo;
 
 struct StructInfo {
   ast::StructItem item;
-  Ty ty;  // kind structure (error while being resolved)
+  Ty ty;  // kind structure (error while being resolved); generic dims stay symbols
+  Module* mod = nullptr;
+  std::vector<std::string> generics;  // `struct Head[D, H]`
+  std::vector<Span> field_spans;
+};
+
+// A source file of the program: the main one or one it imports (modules.cpp).
+struct Module {
+  std::string prefix;  // qualifies its items' names: "" for the main file, "layers." for an import
+  SourceId src;
+  ast::SourceFile file;
+  std::string dir;  // imports resolve from here
+  std::map<std::string, std::string, std::less<>> fns, structs;  // names visible here -> keys of fns_/structs_
+  std::map<std::string, std::string, std::less<>> op_aliases;   // `import std.nn.{layer_norm as ln}`
+  std::map<std::string, Module*, std::less<>> imports;          // `import lib.layers;` -> `layers.f(...)`
+  std::map<std::string, std::string, std::less<>> std_imports;  // `import std.io;` -> io -> "io"
+  int state = 0;  // loading: 1 in progress (a cycle when seen again), 2 done
+  Span loading_import;  // the import being followed while state == 1
+};
+
+// A call resolved: what `f(...)` or `module.f(...)` names.
+struct CallSite {
+  enum class Kind : std::uint8_t { user, op, builtin } kind = Kind::op;
+  std::string name;  // the builtin's or op's name, or the function's qualified name
+  FnInfo* fn = nullptr;
+  const ops::OpDef* op = nullptr;
+  ast::ArgList args;
+  Span at, callee;
 };
 
 struct FnInfo {
   ast::FnItem item;
+  Module* mod = nullptr;
+  std::vector<std::string> generics;  // `fn f[B, T]`
+  bool is_template = false;           // uses a generic dim as a value: checked per call, no region of its own
   std::string name;
   std::vector<std::string> param_names;
   std::vector<Ty> params;
   std::vector<Span> param_spans;
+  std::vector<RefKind> param_refs;
   Ty ret = Ty::unit();
   Span ret_span;
   std::set<std::string> effects;
@@ -71,10 +138,32 @@ struct FnInfo {
 
 class Lowerer {
  public:
-  Lowerer(const ast::SourceFile& file, SourceId src, DiagnosticSink& d) : file_(file), src_(src), d_(d), b_(prog_.graph) {}
+  Lowerer(const ast::SourceFile& file, SourceId src, SourceMap& sources, DiagnosticSink& d)
+      : file_(file), src_(src), sources_(sources), d_(d), b_(prog_.graph) {}
   std::optional<block::Program> run();
 
  private:
+  // ---- modules (modules.cpp) ----
+  void load_modules();
+  Module* load_module(const std::string& path, Span import_span, const std::string& prefix);
+  void declare_items(Module& m);
+  void resolve_imports(Module& m);
+  // Switches the walk into module m (spans, names); returns the previous module.
+  Module* enter(Module* m);
+  Span span_in(const Module* m, const ast::AstNode& n) const;
+  StructInfo* find_struct(std::string_view name);
+  // Resolves what a call expression names (CALL_EXPR `f(..)`, METHOD_CALL_EXPR `mod.f(..)`);
+  // nullopt after a diagnostic, or (quietly) when `quiet` and it is not a call of a name.
+  std::optional<CallSite> call_site(const ast::Expr& e, bool quiet);
+  std::vector<std::unique_ptr<Module>> modules_;
+  std::vector<syntax::SyntaxTree> trees_;  // of imported files
+  Module* mod_ = nullptr;
+  std::map<std::string, Module*> modules_by_path_;
+
+  // ---- generics ----
+  DimMap dim_env_;  // while inlining: the callee's generic dims bound at the call
+  const std::vector<std::string>* dim_scope_ = nullptr;  // generic dims a type may name (null: any)
+
   // ---- items (lower_items.cpp) ----
   void collect_items();
   Ty resolve_type(const ast::Type& t);
@@ -83,6 +172,7 @@ class Lowerer {
   void lower_block_function(FnInfo& f);
   void wrap_pure_function(FnInfo& f);
   static bool needs_block(const ast::FnItem& fn);
+  bool uses_dims_as_values(const FnInfo& f) const;
 
   // ---- expressions (lower_expr.cpp) ----
   Value expr(const ast::Expr& e);
@@ -95,15 +185,15 @@ class Lowerer {
   Value struct_lit(const ast::StructLit& e);
   Value tuple(const ast::TupleExpr& e);
   Value tensor_lit(const ast::TensorExpr& e);
-  Value block_value(const ast::BlockExpr& e);
+  Value block_value(const ast::BlockExpr& e, bool fn_body = false);
   void pure_stmt(const ast::Stmt& s);
   // Applies a registry op: types checked by ops::infer_types; errors underline every operand.
   Value apply_op(const ops::OpDef& op, std::vector<Value> args, const AttrMap& attrs, Span at, Span op_span);
-  Value materialize(Value v, DType dt);  // weak literal -> constant
-  Value constant_scalar(DType dt, double v, Span at);
+  Value materialize(Value v, DType dt, MemSpace space = MemSpace::host);  // weak literal -> constant
+  Value constant_scalar(DType dt, double v, Span at, MemSpace space = MemSpace::host);
 
   // ---- calls (lower_calls.cpp) ----
-  Value call(const ast::CallExpr& e);
+  Value call(const ast::Expr& e);  // CALL_EXPR or METHOD_CALL_EXPR (`module.f(...)`)
   Value call_user(FnInfo& f, std::vector<Value> args, Span at, Span callee_span);
   Value value_and_grad(const ast::CallExpr& outer, const ast::CallExpr& inner);
   bool unify(const Ty& declared, const Ty& actual, DimMap& m, Span at, const std::string& what,
@@ -124,7 +214,9 @@ class Lowerer {
   void for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out);
   void while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out);
   void if_stmt(const ast::IfExpr& e, std::vector<block::Stmt>& out);
-  void print_stmt(const ast::CallExpr& e, std::vector<block::Stmt>& out);
+  void print_stmt(const CallSite& cs, std::vector<block::Stmt>& out);
+  // `ret` of the block function, after the `&mut` params' write-back.
+  void emit_return(std::vector<block::Stmt>& out, Span at);
   // Evaluates into slots through a compute statement over the slots it reads. `into`:
   // existing slots to write (assignment); else fresh slots named `hint`. A plain variable
   // is returned as is unless `fresh`.
@@ -134,21 +226,57 @@ class Lowerer {
   Slots compute(const std::function<Value()>& eval, Span at, std::vector<block::Stmt>& out,
                 const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut);
   // A user function lowered to BlockIR, called as a statement: `let r = f(...)` or `f(...);`.
-  std::optional<std::pair<Ty, std::vector<block::SlotId>>> call_stmt(const ast::CallExpr& e, FnInfo& f,
+  std::optional<std::pair<Ty, std::vector<block::SlotId>>> call_stmt(const CallSite& site, FnInfo& f,
                                                                      std::vector<block::Stmt>& out);
-  std::optional<std::pair<Ty, std::vector<block::SlotId>>> read_csv(const ast::CallExpr& e, const ast::Type& annotation,
+  std::optional<std::pair<Ty, std::vector<block::SlotId>>> read_csv(const CallSite& cs, const ast::Type& annotation,
                                                                     std::vector<block::Stmt>& out);
+  Slots place_slots(const Place& pl);
   std::vector<block::SlotId> new_slots(const Ty& t, const std::string& name, bool is_mut);
   void bind_pattern(const ast::Pattern& p, const Ty& t, const std::vector<block::SlotId>& slots,
                     const std::vector<ValueRef>& refs, bool in_slots, Span at);
+
+  // ---- ownership and memory spaces (ownership.cpp) ----
+  std::optional<Place> place_of(const ast::Expr& e);
+  // `let x = &p`, `let x = &mut p` and `let y = r` (r a borrow) bind a borrow.
+  bool is_borrow_init(const ast::Expr& init);
+  int place_checked_ = 0;  // >0 while the place being evaluated was checked as a whole
+  // Checks one access to a place against moves, live loans and mutability; a move is
+  // recorded, a write re-initialises. Reports E25xx and returns false on a conflict.
+  bool check_access(const Place& p, Access a, Span at);
+  bool checking() const { return inline_depth_ == 0; }
+  // An expression where an owned value is required (`let`, struct field, tuple element):
+  // a place is moved out, a borrow is an error.
+  Value owned_value(const ast::Expr& e, const std::string& what);
+  // After an argument was evaluated: its reference kind against the parameter's, the move
+  // or the call's temporary loan. Returns false after a diagnostic.
+  bool commit_arg(const ast::Expr& arg, const Value& v, RefKind want, Span param_span, const std::string& what);
+  // `let x = &p` / `let y = r`: the new binding `name` borrows; records its loans.
+  void bind_borrow(const ast::Expr& init, const std::string& name);
+  void add_loan(const Place& p, bool mut, Span at, int holder);
+  void pop_loans(std::size_t n) { if (loans_.size() > n) loans_.resize(n); }
+  using MoveState = std::map<int, std::vector<std::pair<std::string, Span>>>;
+  MoveState move_state();
+  void restore_moves(const MoveState& s);
+  void merge_moves(const MoveState& other);
+  // After a loop body: an outer value moved in the body (and not assigned again) is E2502.
+  void check_loop_moves(const MoveState& before, Span loop);
+  // Memory spaces: operands of one op must share a space (E2511).
+  bool same_space(const std::vector<Value>& args, Span op_span);
+  static bool is_transfer(std::string_view name);
+  Slots transfer(const CallSite& c, std::vector<block::Stmt>& out, const std::string& hint);
+  // E2512 when two types differ only in their memory space (else false: not reported).
+  bool space_mismatch(const Ty& want, const Ty& got, Span at, Span decl, const std::string& what);
 
   // ---- helpers (lowerer.cpp) ----
   Span span(const ast::AstNode& n) const { return n ? Span{src_, n.range().begin, n.range().end} : Span{src_, 0, 0}; }
   Span span(syntax::SyntaxToken t) const { return t ? Span{src_, t.range().begin, t.range().end} : Span{src_, 0, 0}; }
   Binding* lookup(std::string_view name);
   void push_scope() { scopes_.emplace_back(); }
-  void pop_scope() { scopes_.pop_back(); }
-  void bind(const std::string& name, Binding b) { scopes_.back()[name] = std::move(b); }
+  void pop_scope();
+  void bind(const std::string& name, Binding b) {
+    b.id = next_binding_id_++;
+    scopes_.back()[name] = std::move(b);
+  }
   // Block mode: the GraphIR param standing for a slot in the region being built.
   ValueRef slot_param(block::SlotId s);
   Value error_value(Span at) { Value v; v.span = at; return v; }
@@ -157,12 +285,14 @@ class Lowerer {
 
   const ast::SourceFile& file_;
   SourceId src_;
+  SourceMap& sources_;
   DiagnosticSink& d_;
   block::Program prog_;
   GraphBuilder b_;
   std::map<std::string, StructInfo, std::less<>> structs_;
   std::map<std::string, FnInfo, std::less<>> fns_;
   std::vector<std::string> fn_order_;
+  std::vector<std::string> struct_order_;
 
   // The function being lowered and its state.
   FnInfo* current_ = nullptr;
@@ -171,6 +301,11 @@ class Lowerer {
   // Region under construction in block mode: slot -> param.
   std::map<block::SlotId, ValueRef> region_params_;
   std::vector<block::SlotId> region_param_slots_;
+  std::vector<Loan> loans_;
+  // The block function being lowered: its `&mut` params' slots and the result slots their
+  // final values are returned in (emit_return copies them).
+  std::vector<std::pair<std::vector<block::SlotId>, std::vector<block::SlotId>>> writeback_;
+  int next_binding_id_ = 1;
   int inline_depth_ = 0;
   int temp_counter_ = 0;
   int region_counter_ = 0;

@@ -206,7 +206,17 @@ class Executor {
       }
       case StmtKind::read: {
         std::filesystem::path path(s.text);
-        if (path.is_relative() && !o_.base_dir.empty()) path = std::filesystem::path(o_.base_dir) / path;
+        if (path.is_relative()) {
+          std::filesystem::path first = o_.base_dir.empty() ? path : std::filesystem::path(o_.base_dir) / path;
+          std::error_code ec;
+          if (!std::filesystem::exists(first, ec))
+            for (const auto& dir : o_.data_dirs)
+              if (std::filesystem::exists(std::filesystem::path(dir) / path, ec)) {
+                first = std::filesystem::path(dir) / path;
+                break;
+              }
+          path = first;
+        }
         const TensorType& want = fr.f->slots[s.results[0]].type;
         std::optional<ops::HostTensor> t = s.callee == "csv" ? csv::load(path.string(), sources_, want.dtype, d_)
                                                             : npy::load(path.string(), sources_, d_);

@@ -34,6 +34,7 @@ struct ExecOptions {
   ComputeBackend* backend = nullptr;
   std::ostream* out = nullptr;       // where print goes (stdout if null)
   std::string base_dir;              // relative read paths resolve against it
+  std::vector<std::string> data_dirs;  // ... or, when the file is not there, against these in order
   bool progress = true;              // progress lines for loops longer than a second
   int max_call_depth = 256;
 };

@@ -1,6 +1,7 @@
 // `rung run`: execute a program on a backend and print what came out (hashes, and with
 // --out the tensors as .npy files).
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ struct RunArgs {
   std::string file, entry, backend = "reference", out_dir;
   LoadOptions load;
   std::vector<std::string> args;
+  std::vector<std::string> data_dirs;
   bool json = false;
 };
 
@@ -101,6 +103,15 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   runtime::ExecOptions eo;
   eo.backend = backend.get();
   eo.base_dir = std::filesystem::path(a.file).parent_path().string();
+  // Data files the program reads by a relative path: next to the program, else in the
+  // --data-dir folders, else in those of RUNG_DATA_PATH (':'-separated).
+  eo.data_dirs = a.data_dirs;
+  if (const char* env = std::getenv("RUNG_DATA_PATH"))
+    for (std::string_view rest = env; !rest.empty();) {
+      auto colon = rest.find(':');
+      if (colon != 0) eo.data_dirs.emplace_back(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    }
   eo.out = a.json ? &std::cerr : &std::cout;
   // The memory plan first (symbolic dims bound from the arguments), then the run metered.
   plan::PlanOptions po;
@@ -180,6 +191,8 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                if (runtime::backend_registry().find("cpu")) a->backend = "cpu";
                sub.add_option("--backend", a->backend, "where to run (`rung run --help` lists the backends of this build)")->capture_default_str();
                sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
+               sub.add_option("--data-dir", a->data_dirs,
+                              "a folder where relative data paths (read_csv) are looked up when not next to the program; repeatable");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
                return [a, &global] { return run(*a, global); };
              });

@@ -112,8 +112,14 @@ class Verifier {
         body(s.else_body);
         break;
       case StmtKind::assign:
-        if (s.args.size() != 1 || s.results.size() != 1) err(s, "B0008", "assign copies one slot into one slot");
-        else types_match(s, "B0008", "assigned value", s.args, {type(s.results[0])});
+        if (s.args.size() != 1 || s.results.size() != 1) {
+          err(s, "B0008", "assign copies one slot into one slot");
+        } else {
+          // Between slots of different memory spaces an assign is the transfer (to_device, ...).
+          TensorType want = type(s.results[0]);
+          want.space = type(s.args[0]).space;
+          types_match(s, "B0008", "assigned value", s.args, {want});
+        }
         break;
       case StmtKind::print:
       case StmtKind::read:
