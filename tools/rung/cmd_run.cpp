@@ -153,6 +153,13 @@ int run(const RunArgs& a, const GlobalOptions& global) {
                 entry.c_str(), program->determinism.tier.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
   }
+  // Backends that cannot replay bits across devices say what a run is (convergent) and name the class.
+  auto run_facts = op_backend->profile().facts;
+  std::string repro;
+  if (auto it = run_facts.find("reproducibility"); it != run_facts.end())
+    repro = it->second + "; agreement with the reference within each op's tolerance class (declared: " +
+            program->determinism.tolerance + ") on " + op_backend->profile().device;
+  if (!a.json && !repro.empty()) std::printf("reproducible %s\n", repro.c_str());
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     const auto& t = (*outputs)[i];
     std::string name = fn->slots[fn->results[i]].name;
@@ -169,11 +176,12 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       std::printf("output %zu     %s: %s  sha3 %s%s\n", i, name.c_str(), t.type().to_string().c_str(), h.c_str(),
                   path.empty() ? "" : ("  -> " + path).c_str());
   }
-  if (a.json)
-    std::cout << nlohmann::json{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
-                                {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem}}
-                     .dump(2)
-              << "\n";
+  if (a.json) {
+    nlohmann::json j{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
+                     {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem}};
+    if (!repro.empty()) j["reproducibility"] = repro;
+    std::cout << j.dump(2) << "\n";
+  }
   return report(diags, sources, global);
 }
 

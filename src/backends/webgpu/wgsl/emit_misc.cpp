@@ -40,16 +40,18 @@ std::string block_code(DType q, const std::string& words) {
 std::optional<Program> emit_sgd(const KernelArgs& a, std::string& error) {
   float lr = static_cast<float>(a.attrs.real("lr")), mom = static_cast<float>(a.attrs.real("momentum")),
         wd = static_cast<float>(a.attrs.real("weight_decay"));
+  // rmul: every product rounds on its own (a driver may otherwise fuse it into the add).
   std::string g1 = "  var gi = ld_g(i);\n";
-  if (wd != 0.0f) g1 += "  let d = " + f32_lit(wd) + " * ld_p(i);\n  gi = gi + d;\n";
-  std::string v1 = g1 + "  let m = " + f32_lit(mom) + " * ld_velocity(i);\n  let v1 = m + gi;\n";
+  if (wd != 0.0f) g1 += "  let d = rmul(" + f32_lit(wd) + ", ld_p(i));\n  gi = gi + d;\n";
+  std::string v1 = g1 + "  let m = rmul(" + f32_lit(mom) + ", ld_velocity(i));\n  let v1 = m + gi;\n";
   Program p;
   for (int out = 0; out < 2; ++out) {
     MapSpec m;
     m.title = out == 0 ? "sgd: p' = p - lr * vel'" : "sgd: vel' = momentum * vel + (g + wd * p)";
     m.output = out;
     m.aligned = {0, 1, 2};
-    m.value_fn = "fn value(i: u32) -> f32 {\n" + v1 + (out == 0 ? "  return ld_p(i) - " + f32_lit(lr) + " * v1;\n}\n" : "  return v1;\n}\n");
+    m.helpers = {"rmul"};
+    m.value_fn = "fn value(i: u32) -> f32 {\n" + v1 + (out == 0 ? "  return ld_p(i) - rmul(" + f32_lit(lr) + ", v1);\n}\n" : "  return v1;\n}\n");
     auto st = map_steps(a, m, error);
     if (!st) return std::nullopt;
     for (auto& s : *st) p.steps.push_back(std::move(s));
@@ -64,11 +66,11 @@ std::optional<Program> emit_adam(const KernelArgs& a, std::string& error) {
   bool decoupled = a.attrs.boolean("decoupled");
   std::string pre = "  let p1 = ld_pows(0u) * " + f32_lit(b1) + ";\n  let p2 = ld_pows(1u) * " + f32_lit(b2) + ";\n";
   std::string body = pre + "  let c1 = 1.0f - p1;\n  let c2 = 1.0f - p2;\n  let pi = ld_p(i);\n  var gi = ld_g(i);\n";
-  if (!decoupled && wd != 0.0f) body += "  let d = " + f32_lit(wd) + " * pi;\n  gi = gi + d;\n";
-  body += "  let m1 = " + f32_lit(b1) + " * ld_m(i) + " + f32_lit(1.0f - b1) + " * gi;\n";
-  body += "  let v1 = " + f32_lit(b2) + " * ld_v(i) + " + f32_lit(1.0f - b2) + " * (gi * gi);\n";
-  std::string full = body + "  let mhat = m1 / c1;\n  let vhat = v1 / c2;\n  var u = mhat / (sqrt(vhat) + " + f32_lit(eps) + ");\n";
-  if (decoupled && wd != 0.0f) full += "  let dd = " + f32_lit(wd) + " * pi;\n  u = u + dd;\n";
+  if (!decoupled && wd != 0.0f) body += "  let d = rmul(" + f32_lit(wd) + ", pi);\n  gi = gi + d;\n";
+  body += "  let m1 = rmul(" + f32_lit(b1) + ", ld_m(i)) + rmul(" + f32_lit(1.0f - b1) + ", gi);\n";
+  body += "  let v1 = rmul(" + f32_lit(b2) + ", ld_v(i)) + rmul(" + f32_lit(1.0f - b2) + ", rmul(gi, gi));\n";
+  std::string full = body + "  let mhat = div_cr(m1, c1);\n  let vhat = div_cr(v1, c2);\n  var u = div_cr(mhat, sqrt_cr(vhat) + " + f32_lit(eps) + ");\n";
+  if (decoupled && wd != 0.0f) full += "  let dd = rmul(" + f32_lit(wd) + ", pi);\n  u = u + dd;\n";
   const char* titles[] = {"adam: p' = p - lr * u", "adam: m' = beta1 m + (1 - beta1) g", "adam: v' = beta2 v + (1 - beta2) g^2",
                           "adam: pows' = pows * [beta1, beta2]"};
   Program p;
@@ -77,7 +79,8 @@ std::optional<Program> emit_adam(const KernelArgs& a, std::string& error) {
     m.title = titles[out];
     m.output = out;
     if (out < 3) m.aligned = {0, 1, 2, 3};
-    std::string ret = out == 0   ? full + "  return pi - " + f32_lit(lr) + " * u;\n"
+    m.helpers = {"rmul", "div_cr", "sqrt_cr"};
+    std::string ret = out == 0   ? full + "  return pi - rmul(" + f32_lit(lr) + ", u);\n"
                       : out == 1 ? body + "  return m1;\n"
                       : out == 2 ? body + "  return v1;\n"
                                  : pre + "  return select(p2, p1, i == 0u);\n";

@@ -60,22 +60,23 @@ std::optional<Program> emit_norm(const KernelArgs& a, std::string& error) {
   std::string loop = "  for (var k = 0u; k < " + u32_lit(n) + "; k = k + 1u) {";
   std::string body = "  let b = r * " + u32_lit(n) + ";\n";
   if (layer) {
-    body += "  acc_reset();\n" + loop + " acc_push(x[b + k]); }\n  let mean = acc_result() / " + nf + ";\n" + "  acc_reset();\n" + loop +
-            " let d = x[b + k] - mean; acc_push(d * d); }\n" + "  let rr = 1.0f / sqrt(acc_result() / " + nf + " + " + eps + ");\n" +
+    body += "  acc_reset();\n" + loop + " acc_push(x[b + k]); }\n  let mean = div_cr(acc_result(), " + nf + ");\n" + "  acc_reset();\n" + loop +
+            " let d = x[b + k] - mean; acc_push(rmul(d, d)); }\n" + "  let rr = div_cr(1.0f, sqrt_cr(div_cr(acc_result(), " + nf + ") + " + eps + "));\n" +
             "  scratch[2u * r] = mean;\n  scratch[2u * r + 1u] = rr;\n";
   } else {
-    body += "  acc_reset();\n" + loop + " let v = x[b + k]; acc_push(v * v); }\n" + "  scratch[2u * r + 1u] = 1.0f / sqrt(acc_result() / " + nf +
-            " + " + eps + ");\n";
+    body += "  acc_reset();\n" + loop + " let v = x[b + k]; acc_push(rmul(v, v)); }\n" + "  scratch[2u * r + 1u] = div_cr(1.0f, sqrt_cr(div_cr(acc_result(), " + nf +
+            ") + " + eps + "));\n";
   }
   p.steps.push_back(rows_step(a, layer ? "group statistics: mean, 1/sqrt(var + eps)" : "group statistic: 1/sqrt(mean(x^2) + eps)",
-                              groups, {{0, "x"}}, scratch, "per group: mean, r", {}, {tree_code("acc", "f32", "a + b", "0.0f")}, body));
+                              groups, {{0, "x"}}, scratch, "per group: mean, r", {"div_cr", "sqrt_cr", "rmul"}, {tree_code("acc", "f32", "a + b", "0.0f")}, body));
   MapSpec m;
   m.title = layer ? "y = ((x - mean) * r) * gamma + beta" : "y = (x * r) * gamma";
   m.aligned = {0};
   m.extra_code = {"@group(0) @binding(" + std::to_string(a.in.size() + 1) + ") var<storage, read> stats: array<f32>;  // dispatch 1\n"};
+  m.helpers = {"rmul"};
   std::string f = "fn value(i: u32) -> f32 {\n  let g = i / " + u32_lit(n) + ";\n";
-  f += layer ? "  var v = (ld_x(i) - stats[2u * g]) * stats[2u * g + 1u];\n" : "  var v = ld_x(i) * stats[2u * g + 1u];\n";
-  if (a.in.size() > 1) f += "  v = v * ld_gamma(i % " + u32_lit(n) + ");\n";
+  f += layer ? "  var v = rmul(ld_x(i) - stats[2u * g], stats[2u * g + 1u]);\n" : "  var v = rmul(ld_x(i), stats[2u * g + 1u]);\n";
+  if (a.in.size() > 1) f += "  v = rmul(v, ld_gamma(i % " + u32_lit(n) + "));\n";
   if (layer && a.in.size() > 2) f += "  v = v + ld_beta(i % " + u32_lit(n) + ");\n";
   m.value_fn = f + "  return v;\n}\n";
   if (a.out[0].numel() * 4 > a.caps.max_binding) {
@@ -125,7 +126,8 @@ std::optional<Program> emit_attention(const KernelArgs& a, std::string& error) {
   std::uint64_t B = ops::element_count(by);
   bool causal = a.attrs.boolean("causal");
   double scale = a.attrs.has("scale") ? a.attrs.real("scale") : 0.0;
-  std::string scale_expr = a.attrs.has("scale") ? f32_lit(scale) : "(1.0f / sqrt(" + f32_lit(static_cast<double>(D)) + "))";
+  // The reference's scale: the attribute rounded to f32, or 1.0f / sqrt_f32(D) (two correctly rounded steps, done here).
+  std::string scale_expr = a.attrs.has("scale") ? f32_lit(scale) : f32_lit(1.0f / std::sqrt(static_cast<float>(D)));
   bool has_mask = a.in.size() > 3;
   bool bool_mask = has_mask && a.in[3].dtype == DType::boolean;
   if (Sk > kTreeMaxValues) {
@@ -152,7 +154,7 @@ std::optional<Program> emit_attention(const KernelArgs& a, std::string& error) {
   code += "}\n";
   code += "fn score(z: u32, i: u32, j: u32) -> f32 {\n  var acc = 0.0f;\n  for (var d = 0u; d < " + u32_lit(D) +
           "; d = d + 1u) { acc = fma(q[qb(z) + i * " + u32_lit(D) + " + d], k[kb(z) + j * " + u32_lit(D) + " + d], acc); }\n";
-  code += "  var s = acc * " + scale_expr + ";\n";
+  code += "  var s = rmul(acc, " + scale_expr + ");\n";
   if (has_mask && !bool_mask)
     code += "  s = s + mask[" + broadcast_index(a.in[3].shape, scores, "((z * " + u32_lit(Sq) + " + i) * " + u32_lit(Sk) + " + j)") + "];\n";
   code += "  return s;\n}\n";
@@ -168,11 +170,11 @@ std::optional<Program> emit_attention(const KernelArgs& a, std::string& error) {
       "    if (allowed(z, i, j)) { let e = exp_r(scratch[o + j] - m); scratch[o + j] = e; acc_push(e); } else { acc_push(0.0f); }\n  }\n"
       "  let l = acc_result();\n"
       "  for (var j = 0u; j < " + u32_lit(Sk) + "; j = j + 1u) {\n"
-      "    if (allowed(z, i, j)) { scratch[o + j] = scratch[o + j] / l; }\n  }\n";
+      "    if (allowed(z, i, j)) { scratch[o + j] = div_cr(scratch[o + j], l); }\n  }\n";
   std::vector<std::pair<int, std::string>> ins = {{0, "q"}, {1, "k"}};
   if (has_mask) ins.push_back({3, "mask"});
   p.steps.push_back(rows_step(a, "scores, max, canonical sum of exp, probabilities p = e / l (-1 marks a key not allowed)",
-                              B * Sq, ins, scratch, "p[z, i, j]", {"fmax", "exp_r"}, {tree_code("acc", "f32", "a + b", "0.0f"), code}, body));
+                              B * Sq, ins, scratch, "p[z, i, j]", {"fmax", "exp_r", "div_cr", "rmul"}, {tree_code("acc", "f32", "a + b", "0.0f"), code}, body));
   MapSpec m;
   m.title = "out_i = fma chain over allowed j of p_j * v_j";
   std::string probs = "@group(0) @binding(" + std::to_string(a.in.size() + 1) + ") var<storage, read> probs: array<f32>;  // dispatch 1\n";
@@ -244,7 +246,8 @@ std::optional<Program> emit_cross_entropy(const KernelArgs& a, std::string& erro
     std::string b = "  if (gid.x != 0u || gid.y != 0u) { return; }\n  acc_reset();\n  var n = 0u;\n"
                     "  for (var r = 0u; r < " + u32_lit(rows) + "; r = r + 1u) { acc_push(losses[r]); n = n + counted[r]; }\n"
                     "  let s = acc_result();\n";
-    b += red == "sum" ? "  out_loss[0] = " + fit + "(s);\n" : "  out_loss[0] = " + fit + "(s / f32(n));\n";
+    m2.use("div_cr");
+    b += red == "sum" ? "  out_loss[0] = " + fit + "(s);\n" : "  out_loss[0] = " + fit + "(div_cr(s, f32(n)));\n";
     p.steps.push_back(m2.finish(b, 1, {1, 1, 1}));
   }
   return p;
@@ -257,7 +260,7 @@ std::optional<Program> emit_mse(const KernelArgs& a, std::string& error) {
     MapSpec m;
     m.title = "mse (none): (a - b)^2";
     m.aligned = {0, 1};
-    m.value_fn = "fn value(i: u32) -> f32 { let d = ld_a(i) - ld_b(i); return d * d; }\n";
+    m.value_fn = "fn value(i: u32) -> f32 { let d = ld_a(i) - ld_b(i); return d * d; }\n";  // one rounding: nothing to fuse
     return map_program(a, m, error);
   }
   if (n > kTreeMaxValues) {
@@ -271,9 +274,11 @@ std::optional<Program> emit_mse(const KernelArgs& a, std::string& error) {
   m.bind(2, "out_loss", Scalar::f32, true, a.out[0].to_string());
   std::string fit = fit_function(m, a.out[0].dtype);
   m.code(tree_code("acc", "f32", "a + b", "0.0f"));
+  m.use("rmul");
+  m.use("div_cr");
   std::string b = "  if (gid.x != 0u) { return; }\n  acc_reset();\n  for (var i = 0u; i < " + u32_lit(n) +
-                  "; i = i + 1u) { let d = a[i] - b[i]; acc_push(d * d); }\n  let s = acc_result();\n";
-  b += red == "sum" ? "  out_loss[0] = " + fit + "(s);\n" : "  out_loss[0] = " + fit + "(s / " + f32_lit(static_cast<double>(n)) + ");\n";
+                  "; i = i + 1u) { let d = a[i] - b[i]; acc_push(rmul(d, d)); }\n  let s = acc_result();\n";
+  b += red == "sum" ? "  out_loss[0] = " + fit + "(s);\n" : "  out_loss[0] = " + fit + "(div_cr(s, " + f32_lit(static_cast<double>(n)) + "));\n";
   p.steps.push_back(m.finish(b, 1, {1, 1, 1}));
   return p;
 }

@@ -120,15 +120,17 @@ std::optional<Program> emit_reduce(const KernelArgs& a, std::string& error) {
     bool prod = op == "prod";
     m.extra_code.push_back(tree_code("acc", "f32", prod ? "a * b" : "a + b", prod ? "1.0f" : "0.0f"));
     f = "fn value(o: u32) -> f32 {\n  let b = base(o);\n  acc_reset();\n" + loop + "    acc_push(ld_x(b + off(k)));\n  }\n";
-    f += op == "mean" ? "  return acc_result() / " + f32_lit(static_cast<double>(L.n)) + ";\n}\n" : "  return acc_result();\n}\n";
+    if (op == "mean") m.helpers = {"div_cr"};
+    f += op == "mean" ? "  return div_cr(acc_result(), " + f32_lit(static_cast<double>(L.n)) + ");\n}\n" : "  return acc_result();\n}\n";
     m.title = op + " over the canonical tree";
   } else if (op == "variance") {
     std::int64_t div = static_cast<std::int64_t>(L.n) - a.attrs.integer("correction");
     m.extra_code.push_back(tree_code("acc", "f32", "a + b", "0.0f"));
+    m.helpers = {"div_cr", "rmul"};
     f = "fn value(o: u32) -> f32 {\n  let b = base(o);\n  acc_reset();\n" + loop + "    acc_push(ld_x(b + off(k)));\n  }\n" +
-        "  let mean = acc_result() / " + f32_lit(static_cast<double>(L.n)) + ";\n  acc_reset();\n" + loop +
-        "    let d = ld_x(b + off(k)) - mean;\n    acc_push(d * d);\n  }\n  return acc_result() / " +
-        f32_lit(static_cast<double>(div > 0 ? div : 0)) + ";\n}\n";
+        "  let mean = div_cr(acc_result(), " + f32_lit(static_cast<double>(L.n)) + ");\n  acc_reset();\n" + loop +
+        "    let d = ld_x(b + off(k)) - mean;\n    acc_push(rmul(d, d));\n  }\n  return div_cr(acc_result(), " +
+        f32_lit(static_cast<double>(div > 0 ? div : 0)) + ");\n}\n";
     m.title = "variance: two passes over the canonical tree";
   } else if (op == "logsumexp") {
     m.helpers = {"fmax", "exp_r", "log_r", "is_nan"};
@@ -183,12 +185,12 @@ std::optional<Program> emit_softmax(const KernelArgs& a, std::string& error) {
   for (std::size_t d = ax + 1; d < xs.size(); ++d) inner *= xs[d];
   MapSpec m;
   m.title = log ? "log_softmax_i = (x_i - m) - log(s)" : "softmax_i = exp(x_i - m) / s";
-  m.helpers = {"exp_r", "log_r"};
+  m.helpers = {"exp_r", "log_r", "div_cr"};
   m.aligned = {0};
   m.extra_code = {"@group(0) @binding(2) var<storage, read> stats: array<f32>;  // per row: max, sum (dispatch 1)\n"};
   std::string row = "(i / " + u32_lit(L.n * inner) + ") * " + u32_lit(inner) + " + i % " + u32_lit(inner);
   m.value_fn = "fn value(i: u32) -> f32 {\n  let r = " + row + ";\n  let m = stats[2u * r];\n  let s = stats[2u * r + 1u];\n" +
-               (log ? "  return (ld_x(i) - m) - log_r(s);\n}\n" : "  return exp_r(ld_x(i) - m) / s;\n}\n");
+               (log ? "  return (ld_x(i) - m) - log_r(s);\n}\n" : "  return div_cr(exp_r(ld_x(i) - m), s);\n}\n");
   if (a.out[0].numel() * 4 > a.caps.max_binding) {
     error = "softmax outputs beyond one binding are not split";
     return std::nullopt;

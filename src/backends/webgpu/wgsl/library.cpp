@@ -251,9 +251,7 @@ fn gelu_r(x: f32) -> f32 {
   L["df"] = {{"fma_x"}, R"(// Double-f32 arithmetic (value = x + y, |y| <= ulp(x)/2): exact two-product and two-sum.
 fn two_prod(a: f32, b: f32) -> vec2f {
   let p = a * b;
-  let sa = split12(a);
-  let sb = split12(b);
-  return vec2f(p, ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y);
+  return vec2f(p, fma(a, b, -p));  // exact (fma_x where the device's fma is not fused)
 }
 fn two_sum(a: f32, b: f32) -> vec2f {
   let s = a + b;
@@ -308,9 +306,7 @@ fn gelu_r(x: f32) -> f32 {
   L["df"] = {{"fma_x"}, R"(// Double-f32 arithmetic (value = x + y, |y| <= ulp(x)/2): exact two-product and two-sum.
 fn two_prod(a: f32, b: f32) -> vec2f {
   let p = a * b;
-  let sa = split12(a);
-  let sb = split12(b);
-  return vec2f(p, ((sa.x * sb.x - p) + sa.x * sb.y + sa.y * sb.x) + sa.y * sb.y);
+  return vec2f(p, fma(a, b, -p));  // exact (fma_x where the device's fma is not fused)
 }
 fn two_sum(a: f32, b: f32) -> vec2f {
   let s = a + b;
@@ -397,6 +393,59 @@ fn f2u(x: f32, hi: f32, uhi: u32) -> u32 {
   if (is_nan(x) || x <= 0.0f) { return 0u; }
   if (x >= hi) { return uhi; }
   return u32(trunc(x));
+}
+)"};
+  L["rmul"] = {{}, R"(// A product the reference rounds on its own before an add. WGSL gives no way to forbid
+// contraction: a driver that fuses a*b + c into an fma (NVIDIA 580 on the H200 does, even
+// through bit operations) differs here by an ulp (bench/RESULTS.md); SwiftShader does not fuse.
+fn rmul(a: f32, b: f32) -> f32 { return a * b; }
+)"};
+  L["div_cr"] = {{"is_nan"}, R"(// Correctly rounded division (WGSL allows 2.5 ulp): the device's quotient, then of it and
+// its two neighbours the one with the smallest exact residual |a - q b| (an fma); a binary
+// quotient is never a rounding midpoint, so the smallest residual is the rounded one.
+fn f32_next(x: f32, up: bool) -> f32 {
+  let b = bitcast<u32>(x);
+  if (x == 0.0f) { return select(bitcast<f32>(0x80000001u), bitcast<f32>(1u), up); }
+  return bitcast<f32>(select(b - 1u, b + 1u, (x > 0.0f) == up));
+}
+fn div_cr(a: f32, b: f32) -> f32 {
+  let abits = bitcast<u32>(a) & 0x7fffffffu;
+  let bbits = bitcast<u32>(b) & 0x7fffffffu;
+  let sign = (bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u;
+  if (is_nan(a) || is_nan(b) || (abits == 0u && bbits == 0u) || (abits == 0x7f800000u && bbits == 0x7f800000u)) {
+    return bitcast<f32>(0x7fc00000u);
+  }
+  if (bbits == 0u || abits == 0x7f800000u) { return bitcast<f32>(sign | 0x7f800000u); }
+  if (abits == 0u || bbits == 0x7f800000u) { return bitcast<f32>(sign); }
+  let q = a / b;
+  let qb = bitcast<u32>(q) & 0x7fffffffu;
+  if (qb >= 0x7f800000u || qb < 0x00800000u) { return q; }  // overflow / subnormal range: the device's answer
+  var best = q;
+  var rbest = abs(fma(-q, b, a));
+  let qu = f32_next(q, true);
+  let ru = abs(fma(-qu, b, a));
+  if (ru < rbest) { best = qu; rbest = ru; }
+  let qd = f32_next(q, false);
+  let rd = abs(fma(-qd, b, a));
+  if (rd < rbest) { best = qd; }
+  return best;
+}
+)"};
+  L["sqrt_cr"] = {{"is_nan", "div_cr"}, R"(// Correctly rounded square root (WGSL's may not be): the device's root, then of it and its
+// neighbours the one with the smallest exact residual |x - s^2|.
+fn sqrt_cr(x: f32) -> f32 {
+  if (is_nan(x) || x < 0.0f) { return bitcast<f32>(0x7fc00000u); }
+  if (x == 0.0f || bitcast<u32>(x) == 0x7f800000u) { return x; }
+  let s = sqrt(x);
+  var best = s;
+  var rbest = abs(fma(-s, s, x));
+  let su = f32_next(s, true);
+  let ru = abs(fma(-su, su, x));
+  if (ru < rbest) { best = su; rbest = ru; }
+  let sd = f32_next(s, false);
+  let rd = abs(fma(-sd, sd, x));
+  if (rd < rbest) { best = sd; }
+  return best;
 }
 )"};
   L["fma_x"] = {{}, R"(// fma from exact steps, for devices whose fma rounds the product: Dekker's two-product
