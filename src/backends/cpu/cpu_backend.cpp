@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <cstdlib>
+#include <malloc.h>
 #include <fstream>
 #include <mutex>
 
@@ -95,9 +96,24 @@ void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool) {
   }
 }
 
+// Tensors of tens of MB are allocated and freed once per op. glibc serves blocks above its
+// mmap threshold (at most 32 MiB, adjusted dynamically) with fresh mmaps, so every such
+// output costs a page fault per 4 KiB and an munmap: more time than the kernel itself for
+// memory-bound ops. Keeping large blocks in the heap lets the next op reuse the pages.
+void keep_freed_tensor_memory() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
+
 class CpuBackend final : public runtime::OpBackend {
  public:
-  CpuBackend(ops::Tier t, unsigned threads) : tier_(t), pool_(threads) { register_cpu_kernels(); }
+  CpuBackend(ops::Tier t, unsigned threads) : tier_(t), pool_(threads) {
+    register_cpu_kernels();
+    keep_freed_tensor_memory();
+  }
 
   ops::Backend id() const override { return ops::Backend::cpu; }
   ops::Tier tier() const override { return tier_; }

@@ -30,15 +30,6 @@ struct Step {
   bool scalar = false;              // rank 0: the same value for every chunk
 };
 
-// Elements [b, e) of a full-size tensor as a 1-D chunk; a rank-0 tensor as itself.
-HostTensor chunk_of(const HostTensor& t, std::uint64_t b, std::uint64_t e) {
-  if (t.rank() == 0) return t;
-  std::size_t w = ops::elem_size(t.dtype());
-  std::vector<std::uint8_t> bytes(t.bytes().begin() + static_cast<std::ptrdiff_t>(b * w),
-                                  t.bytes().begin() + static_cast<std::ptrdiff_t>(e * w));
-  return HostTensor(t.dtype(), {e - b}, std::move(bytes));
-}
-
 }  // namespace
 
 bool is_fused_elementwise_call(const Graph& g, const Node& call) {
@@ -137,34 +128,61 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
 
   std::uint64_t chunks = (n + kFusedChunk - 1) / kFusedChunk;
   std::vector<std::string> errors(chunks);
+  // Which steps are region results (their chunks are canonicalised; NaN payloads of
+  // intermediates cannot change any result's bits once the results are canonicalised).
+  std::vector<char> is_result(steps.size(), 0);
+  for (auto k : result_steps) is_result[k] = 1;
   pool.parallel_for(chunks, 1, [&](std::uint64_t c0, std::uint64_t c1) {
     ThreadPool inline_pool(1);
+    // One chunk-sized tensor per step, reused from chunk to chunk (elementwise kernels write
+    // every element, so no clearing is needed); only a shorter last chunk reallocates.
     std::vector<HostTensor> vals(steps.size());
+    std::vector<std::vector<HostTensor>> ins(steps.size());
     for (std::uint64_t ch = c0; ch < c1; ++ch) {
-      std::uint64_t b = ch * kFusedChunk, e = std::min(n, b + kFusedChunk);
+      std::uint64_t b = ch * kFusedChunk, e = std::min(n, b + kFusedChunk), len = e - b;
       for (std::size_t i = 0; i < steps.size(); ++i) {
         const Step& s = steps[i];
-        if (s.kind == Step::param) {
-          vals[i] = chunk_of(args[s.param_index], b, e);
+        if (s.kind != Step::op) {
+          const HostTensor& src = s.kind == Step::param ? args[s.param_index] : s.value;
+          if (s.scalar) {
+            if (ch == c0) vals[i] = src;
+            continue;
+          }
+          if (vals[i].rank() != 1 || vals[i].shape()[0] != len) vals[i] = HostTensor(src.dtype(), {len});
+          std::size_t w = ops::elem_size(src.dtype());
+          std::memcpy(vals[i].bytes().data(), src.bytes().data() + b * w, len * w);
           continue;
         }
-        if (s.kind == Step::constant) {
-          vals[i] = chunk_of(s.value, b, e);
-          continue;
+        // Operands are moved in and handed back after the kernel (copied only when one
+        // value feeds the same node twice).
+        const auto& operands = g.node(s.id).inputs;
+        auto& in = ins[i];
+        in.clear();
+        for (std::size_t j = 0; j < operands.size(); ++j) {
+          std::size_t k = step_of.at(operands[j].node), first = j;
+          for (std::size_t q = 0; q < j; ++q)
+            if (step_of.at(operands[q].node) == k) { first = q; break; }
+          in.push_back(first == j ? std::move(vals[k]) : in[first]);
         }
-        std::vector<HostTensor> in;
-        for (const auto& v : g.node(s.id).inputs) in.push_back(vals[step_of.at(v.node)]);
-        std::vector<HostTensor> out;
-        out.emplace_back(s.out_dtype, s.scalar ? Extents{} : Extents{e - b});
+        Extents want = s.scalar ? Extents{} : Extents{len};
+        if (vals[i].dtype() != s.out_dtype || vals[i].shape() != want ||
+            vals[i].bytes().size() != ops::elem_size(s.out_dtype) * ops::element_count(want))
+          vals[i] = HostTensor(s.out_dtype, want);
+        std::span<HostTensor> out(&vals[i], 1);
         ops::KernelContext kc{in, out, s.attrs, {}};
         CpuContext cc{kc, inline_pool};
         s.kernel(cc);
+        for (std::size_t j = 0; j < operands.size(); ++j) {
+          std::size_t k = step_of.at(operands[j].node);
+          bool first = true;
+          for (std::size_t q = 0; q < j; ++q) first = first && step_of.at(operands[q].node) != k;
+          if (first) vals[k] = std::move(in[j]);
+        }
         if (!kc.error.empty()) {
           errors[ch] = "`" + s.def->name + "` refused its input: " + kc.error;
           return;
         }
-        out[0].canonicalize_nans();
-        vals[i] = std::move(out[0]);
+        if (is_result[i]) vals[i].canonicalize_nans();
       }
       for (std::size_t k = 0; k < results.size(); ++k) {
         const HostTensor& v = vals[result_steps[k]];
@@ -174,7 +192,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
         } else if (v.rank() == 0) {  // a scalar result broadcast over the output (e.g. a param passed through)
           for (std::uint64_t i = b; i < e; ++i) std::memcpy(results[k].bytes().data() + i * w, v.bytes().data(), w);
         } else {
-          std::memcpy(results[k].bytes().data() + b * w, v.bytes().data(), (e - b) * w);
+          std::memcpy(results[k].bytes().data() + b * w, v.bytes().data(), len * w);
         }
       }
     }
