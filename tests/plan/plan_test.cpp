@@ -273,12 +273,18 @@ TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
       args.emplace_back(f->slots[s].type.dtype, e);
     }
     auto m = plan_program(*p, o, d);
+    if (!m && !d.empty() && d.all()[0].message.find("nothing gives") != std::string::npos) {
+      // A size only known at run time (csr_from_dense's nnz in spmm.rung): not plannable yet.
+      std::printf("%-28s has data-dependent sizes: not planned (%s)\n", path.filename().c_str(), d.all()[0].message.c_str());
+      continue;
+    }
     ASSERT_TRUE(m) << path << ": " << (d.empty() ? "" : d.all()[0].message);
     reference::MemoryMeter meter;
     std::ostringstream out;
     runtime::ExecOptions eo;
     eo.out = &out;
     eo.base_dir = path.parent_path().string();
+    eo.data_dirs = {(kSource / "build/data").string()};  // digits.csv
     eo.progress = false;
     {
       reference::ScopedMeter scope(&meter);
