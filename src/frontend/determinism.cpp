@@ -111,6 +111,10 @@ void check_function_tiers(const FnItem& fn, const block::Determinism& module, So
   if (decls.empty()) return;
   std::string tier = module.tier;
   Span at{src, 0, 0};
+  // The module's declaration of its tier, for the second label.
+  if (auto file = cast<syntax::ast::SourceFile>(fn.syntax().parent()))
+    for (const Item& item : file.items())
+      if (auto t = cast<TierDecl>(item.syntax()); t && t.name_ref() && t.name_ref().text() == tier) at = span_of(t, src);
   fold_tiers(decls, tier, at, diags);
 }
 
