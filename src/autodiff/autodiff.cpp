@@ -28,7 +28,7 @@ std::vector<ValueRef> flatten(Graph& g, const Region& f) {
     }
     std::vector<ValueRef> inputs;
     for (const auto& in : node.inputs) inputs.push_back(mapped.at(in.node).at(in.output));
-    if (node.opcode == opcode::kCall) {
+    if (node.opcode == opcode::kCall && !node.attrs.count(kCustomGradAttr)) {  // custom ops stay calls
       mapped[n] = inline_call(b, node, inputs);
       continue;
     }

@@ -24,6 +24,12 @@
 
 namespace rung::autodiff {
 
+// Custom ops: a `call` node carrying attribute `custom_grad` (the hash of a region G) is
+// not inlined; its gradient is G(op's operands..., cotangent of each result...), which
+// returns one cotangent per floating-point operand, in order. verify_custom_gradient()
+// gradchecks G against central differences of the op's own forward (gradcheck.h).
+inline constexpr const char* kCustomGradAttr = "custom_grad";
+
 std::optional<RegionId> differentiate(Graph& g, RegionId f, std::span<const std::size_t> wrt, DiagnosticSink& diags);
 
 // Registry ops with neither a gradient rule nor an explicit declaration that they have no

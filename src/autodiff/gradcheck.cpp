@@ -7,6 +7,7 @@
 #include "autodiff/emitter.h"
 #include "autodiff/f64_reference.h"
 #include "ops/evaluate.h"
+#include "ir/graph/builder.h"
 #include "ops/registry.h"
 
 namespace rung::autodiff {
@@ -148,6 +149,78 @@ std::optional<GradcheckReport> gradcheck_region(Graph& g, RegionId f, const std:
     rep.inputs.push_back(ic);
   }
   return rep;
+}
+
+std::optional<std::vector<ops::HostTensor>> generate_args(const Graph& g, const Region& r,
+                                                          const std::map<std::string, std::uint64_t>& dims,
+                                                          std::uint64_t default_dim, std::uint64_t seed, std::int64_t int_max,
+                                                          DiagnosticSink& diags) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  std::vector<ops::HostTensor> args;
+  for (NodeId p : r.params) {
+    const TensorType& t = g.node(p).outputs[0];
+    ops::Extents ext;
+    for (const auto& d : t.shape) {
+      if (d.is_static()) {
+        ext.push_back(d.extent());
+      } else if (auto it = dims.find(d.name()); it != dims.end()) {
+        ext.push_back(it->second);
+      } else if (default_dim > 0) {
+        ext.push_back(default_dim);
+      } else {
+        diags.error("D0014", "`" + r.name + "` has the symbolic dim " + d.name() + "; bind it with --dim " + d.name() + "=N");
+        return std::nullopt;
+      }
+    }
+    ops::HostTensor h(t.dtype, ext);
+    for (std::uint64_t i = 0; i < h.numel(); ++i) {
+      if (is_float(t.dtype)) h.store_f64(i, u(rng));
+      else if (t.dtype == DType::boolean) h.store_bool(i, rng() % 2 == 0);
+      else h.store_int(i, rng() % static_cast<std::uint64_t>(int_max + 1));
+    }
+    args.push_back(std::move(h));
+  }
+  return args;
+}
+
+std::optional<GradcheckReport> verify_custom_gradient(Graph& g, RegionId f, RegionId grad, const GradcheckOptions& o,
+                                                      DiagnosticSink& diags) {
+  const Region fr = g.region(f), gr = g.region(grad);  // copies: g grows
+  auto type_at = [&](ValueRef v) { return g.node(v.node).outputs[v.output]; };
+  std::vector<std::size_t> wrt;
+  for (std::size_t i = 0; i < fr.params.size(); ++i)
+    if (is_float(g.node(fr.params[i]).outputs[0].dtype)) wrt.push_back(i);
+  std::string why;
+  if (gr.params.size() != fr.params.size() + fr.results.size())
+    why = "takes " + std::to_string(gr.params.size()) + " parameters; it must take the op's " + std::to_string(fr.params.size()) +
+          " followed by one cotangent per result (" + std::to_string(fr.results.size()) + ")";
+  else if (gr.results.size() != wrt.size())
+    why = "returns " + std::to_string(gr.results.size()) + " values; it must return one cotangent per floating-point parameter (" +
+          std::to_string(wrt.size()) + ")";
+  for (std::size_t k = 0; why.empty() && k < wrt.size(); ++k) {
+    TensorType want = g.node(fr.params[wrt[k]]).outputs[0], got = type_at(gr.results[k]);
+    if (!(want == got)) why = "returns " + got.to_string() + " as cotangent " + std::to_string(k) + ", the parameter is " + want.to_string();
+  }
+  if (!why.empty()) {
+    diags.error("D0021", "the gradient `" + gr.name + "` of custom op `" + fr.name + "` " + why);
+    return std::nullopt;
+  }
+  // A wrapper that calls the op as a custom op (so differentiate uses `grad`).
+  GraphBuilder b(g);
+  std::vector<ValueRef> params;
+  for (std::size_t i = 0; i < fr.params.size(); ++i)
+    params.push_back(b.param(param_name(g, fr.params[i]), static_cast<std::int64_t>(i), g.node(fr.params[i]).outputs[0]));
+  std::vector<TensorType> result_types;
+  for (const auto& v : fr.results) result_types.push_back(type_at(v));
+  auto ys = b.op_multi(std::string(opcode::kCall), params, result_types,
+                       {{"callee", g.region(f).hash}, {kCustomGradAttr, g.region(grad).hash}});
+  RegionId wrapper = b.region(fr.name, params, ys);
+  auto args = generate_args(g, fr, {}, 2, o.seed, 1, diags);
+  if (!args) return std::nullopt;
+  std::vector<std::size_t> all(wrt.size());
+  for (std::size_t k = 0; k < wrt.size(); ++k) all[k] = wrt[k];
+  return gradcheck_region(g, wrapper, *args, all, o, diags);
 }
 
 std::optional<GradcheckReport> gradcheck_op(const OpCase& c, const GradcheckOptions& o, DiagnosticSink& diags) {

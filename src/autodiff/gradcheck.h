@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -56,6 +57,21 @@ struct GradcheckReport {
 std::optional<GradcheckReport> gradcheck_region(Graph& g, RegionId f, const std::vector<ops::HostTensor>& args,
                                                 const std::vector<std::size_t>& wrt, const GradcheckOptions& o,
                                                 DiagnosticSink& diags);
+
+// Arguments for the parameters of `r`: floats uniform in [-1.5, 1.5], integers in
+// [0, int_max], bools random. Symbolic dims come from `dims`, else `default_dim` (0: an
+// unbound symbol is diagnostic D0014).
+std::optional<std::vector<ops::HostTensor>> generate_args(const Graph& g, const Region& r,
+                                                          const std::map<std::string, std::uint64_t>& dims,
+                                                          std::uint64_t default_dim, std::uint64_t seed, std::int64_t int_max,
+                                                          DiagnosticSink& diags);
+
+// A custom op's gradient region `grad` against central differences of its forward `f`
+// (the check a custom op passes before use in tiers debug and prod). Its signature is
+// checked first: grad(f's params..., one cotangent per f result) -> one cotangent per
+// floating-point parameter of f, of that parameter's type (D0021 otherwise).
+std::optional<GradcheckReport> verify_custom_gradient(Graph& g, RegionId f, RegionId grad, const GradcheckOptions& o,
+                                                      DiagnosticSink& diags);
 
 // One application of a registry op with generated arguments.
 struct OpCase {

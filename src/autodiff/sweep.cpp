@@ -1,5 +1,6 @@
 #include "autodiff/sweep.h"
 
+#include "autodiff/autodiff.h"
 #include "autodiff/gradient_rule.h"
 #include "base/check.h"
 #include "ir/graph/walk.h"
@@ -13,6 +14,27 @@ std::optional<ValueRef> Sweep::total(ValueRef v) {
   if (it == contributions_.end() || it->second.empty()) return std::nullopt;
   if (it->second.size() > 1) it->second = {e_.canonical_add(it->second)};  // summed once, reused
   return it->second[0];
+}
+
+// A call of a custom op: its user-written gradient region G(params..., cotangents...) gives
+// one cotangent per floating-point parameter, in order.
+std::optional<SweepError> Sweep::custom_gradient(NodeId n, const Node& node, const std::vector<ValueRef>& grads,
+                                                 const std::unordered_set<NodeId>& depends) {
+  Graph& g = e_.builder().graph();
+  auto it = node.attrs.find(kCustomGradAttr);
+  auto grad = it != node.attrs.end() && it->second.is<Hash256>() ? g.find_region(it->second.as<Hash256>()) : std::nullopt;
+  if (!grad) return SweepError{"D0002", "a call has no gradient (calls are inlined first; only custom ops stay calls)", n};
+  std::vector<ValueRef> args(node.inputs.begin(), node.inputs.end());
+  args.insert(args.end(), grads.begin(), grads.end());
+  std::vector<ValueRef> cot = e_.builder().call(*grad, args);
+  std::size_t k = 0;
+  for (const auto& in : node.inputs) {
+    if (!dtype_info(g.node(in.node).outputs[in.output].dtype).is_float) continue;
+    if (k >= cot.size()) return SweepError{"D0021", "the custom gradient returns fewer cotangents than the op has float operands", n};
+    if (depends.count(in.node)) contributions_[key(in)].push_back(cot[k]);
+    ++k;
+  }
+  return std::nullopt;
 }
 
 std::optional<SweepError> Sweep::run(const std::vector<NodeId>& order, const std::unordered_set<NodeId>& depends) {
@@ -30,6 +52,10 @@ std::optional<SweepError> Sweep::run(const std::vector<NodeId>& order, const std
       grads.push_back(gsum ? *gsum : e_.op("zeros_like", {ValueRef{n, o}}));
     }
     if (!any) continue;  // nothing flows back through this node
+    if (node.opcode == opcode::kCall) {
+      if (auto err = custom_gradient(n, node, grads, depends)) return err;
+      continue;
+    }
     const ops::OpDef* def = ops::op_registry().find(node.opcode);
     if (!def || !def->gradient)
       return SweepError{"D0002", "op `" + node.opcode + "` has no gradient rule", n};

@@ -32,6 +32,8 @@ class Sweep {
   std::optional<ValueRef> total(ValueRef v);
 
  private:
+  std::optional<SweepError> custom_gradient(NodeId n, const Node& node, const std::vector<ValueRef>& grads,
+                                            const std::unordered_set<NodeId>& depends);
   static std::pair<NodeId, std::uint32_t> key(ValueRef v) { return {v.node, v.output}; }
   Emitter& e_;
   std::map<std::pair<NodeId, std::uint32_t>, std::vector<ValueRef>> contributions_;

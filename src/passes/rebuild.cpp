@@ -84,6 +84,10 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
       for (const auto& v : node.inputs) inputs.push_back(map_value(v));
 
       Node copy = node;
+      // A custom op's gradient (attribute custom_grad) is consumed by autodiff when the front
+      // end lowers value_and_grad; passes run after, so the reference is dropped rather than
+      // left pointing at a region the rebuild may not keep.
+      copy.attrs.erase("custom_grad");
       if (auto c = callee_of(in, node)) {
         RUNG_CHECK(region_map.count(*c), "callee rebuilt before its caller");
         copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);

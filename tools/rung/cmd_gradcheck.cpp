@@ -6,7 +6,6 @@
 // Prints a table of max abs/rel error per input; exit 1 when a check fails.
 #include <cstdio>
 #include <map>
-#include <random>
 #include <sstream>
 
 #include "autodiff/autodiff.h"
@@ -51,39 +50,6 @@ int check_op(const GradcheckArgs& a, const GlobalOptions& global) {
   return ok ? rc : kExitDiagnostics;
 }
 
-// Generated arguments: floats uniform in [-1.5, 1.5], integers in [0, int_max], bools
-// random; symbolic dims from --dim.
-std::optional<std::vector<ops::HostTensor>> make_args(const Graph& g, const Region& r, const GradcheckArgs& a,
-                                                      const std::map<std::string, std::uint64_t>& dims, DiagnosticSink& diags) {
-  std::mt19937_64 rng(a.opts.seed);
-  std::uniform_real_distribution<double> u(-1.5, 1.5);
-  std::vector<ops::HostTensor> args;
-  for (NodeId p : r.params) {
-    const TensorType& t = g.node(p).outputs[0];
-    ops::Extents ext;
-    for (const auto& d : t.shape) {
-      if (d.is_static()) {
-        ext.push_back(d.extent());
-        continue;
-      }
-      auto it = dims.find(d.name());
-      if (it == dims.end()) {
-        diags.error("D0014", "`" + r.name + "` has the symbolic dim " + d.name() + "; bind it with --dim " + d.name() + "=N");
-        return std::nullopt;
-      }
-      ext.push_back(it->second);
-    }
-    ops::HostTensor h(t.dtype, ext);
-    for (std::uint64_t i = 0; i < h.numel(); ++i) {
-      if (dtype_info(t.dtype).is_float) h.store_f64(i, u(rng));
-      else if (t.dtype == DType::boolean) h.store_bool(i, rng() % 2 == 0);
-      else h.store_int(i, rng() % static_cast<std::uint64_t>(a.int_max + 1));
-    }
-    args.push_back(std::move(h));
-  }
-  return args;
-}
-
 int check_file(const GradcheckArgs& a, const GlobalOptions& global) {
   SourceMap sources;
   DiagnosticSink diags;
@@ -119,7 +85,7 @@ int check_file(const GradcheckArgs& a, const GlobalOptions& global) {
       if (!a.fn.empty()) diags.error("D0016", "`" + name + "` has no floating-point parameter to differentiate");
       continue;
     }
-    auto args = make_args(g, r, a, dims, diags);
+    auto args = autodiff::generate_args(g, r, dims, 0, a.opts.seed, a.int_max, diags);
     if (!args) break;
     auto rep = autodiff::gradcheck_region(g, rid, *args, wrt, a.opts, diags);
     if (!rep) break;
