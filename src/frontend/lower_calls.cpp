@@ -157,7 +157,8 @@ Value Lowerer::call_user(FnInfo& f, std::vector<Value> args, Span at, Span calle
   }
   DimMap saved_env = std::exchange(dim_env_, m);
   if (f.is_template) f.state = 1;
-  Value v = inline_body(f, args, at);
+  auto grad = custom_grad_directive(f.item);  // a custom op: a call node, not an inlined body
+  Value v = grad ? call_custom_op(f, *grad, args, at) : inline_body(f, args, at);
   if (f.is_template) f.state = 0;
   dim_env_ = std::move(saved_env);
   if (!v.ok()) return error_value(at);

@@ -117,6 +117,9 @@ struct CallSite {
   Span at, callee;
 };
 
+// The `@grad NAME` directive in a function's doc comment, if any (custom ops).
+std::optional<std::string> custom_grad_directive(const ast::FnItem& item);
+
 struct FnInfo {
   ast::FnItem item;
   Module* mod = nullptr;
@@ -195,6 +198,9 @@ class Lowerer {
   // ---- calls (lower_calls.cpp) ----
   Value call(const ast::Expr& e);  // CALL_EXPR or METHOD_CALL_EXPR (`module.f(...)`)
   Value call_user(FnInfo& f, std::vector<Value> args, Span at, Span callee_span);
+  // A call of a custom op (a function with an `@grad NAME` doc directive): lower_custom_ops.cpp.
+  Value call_custom_op(FnInfo& f, const std::string& grad_name, const std::vector<Value>& args, Span at);
+  std::set<std::pair<Hash256, Hash256>> verified_;  // custom op gradients already gradchecked
   Value value_and_grad(const ast::CallExpr& outer, const ast::CallExpr& inner);
   bool unify(const Ty& declared, const Ty& actual, DimMap& m, Span at, const std::string& what,
              std::map<std::string, Span>& first_seen);
