@@ -20,7 +20,7 @@ std::string program(const std::string& tier, const std::string& grad_body) {
          "/// @grad softplus_grad\n"
          "fn softplus(x: f32[N]) -> f32[N] {\n    log(1.0 + exp(x))\n}\n\n"
          "fn softplus_grad(x: f32[N], g: f32[N]) -> f32[N] {\n    " + grad_body + "\n}\n\n"
-         "fn loss(x: f32[4]) -> f32 {\n    sum(softplus(x) * x)\n}\n\n"
+         "fn loss(x: f32[4]) -> f32 {\n    sum(softplus(x * 1.0) * x)\n}\n\n"
          "fn step(x: f32[4]) -> f32[4] {\n    let (l, g) = value_and_grad(loss)(x);\n    g\n}\n";
 }
 
