@@ -177,3 +177,40 @@ TEST(Autodiff, SoftmaxRegressionLearns) {
 
 }  // namespace rung
 
+
+#include "ops/numerics/reduce_tree.h"
+
+namespace rung {
+
+// A value with 40 uses: its gradient is the sum of 40 contributions, which must be added in
+// the canonical reduction tree's order (reverse topological order of the uses), not as a
+// left fold. The constants are chosen so the two orders round differently.
+TEST(Autodiff, ContributionsAddInTheCanonicalReductionOrder) {
+  Graph g;
+  GraphBuilder b(g);
+  auto t1 = tensor(DType::f32, {Dim::fixed(1)});
+  auto x = b.param("x", 0, t1);
+  std::vector<float> c(40);
+  for (int k = 0; k < 40; ++k) c[k] = (k % 3 == 0 ? 1e8f : k % 3 == 1 ? 1.0f : -1e8f) * (1.0f + 0.01f * static_cast<float>(k));
+  std::vector<ValueRef> ys;
+  for (int k = 0; k < 40; ++k) ys.push_back(b.op("mul", {x, b.constant_f32({Dim::fixed(1)}, std::span<const float>(&c[k], 1))}, t1));
+  auto all = b.op("concat", ys, tensor(DType::f32, {Dim::fixed(40)}));
+  auto loss = b.op("sum", {all}, tensor(DType::f32, {}), {{"axes", std::vector<std::int64_t>{}}, {"keepdims", false}});
+  RegionId f = b.region("f", {x}, {loss});
+  DiagnosticSink d;
+  std::vector<std::size_t> wrt{0};
+  auto gr = autodiff::differentiate(g, f, wrt, d);
+  ASSERT_TRUE(gr) << (d.empty() ? "" : d.all()[0].message);
+  float one = 1.0f;
+  std::vector<ops::HostTensor> args = {ops::HostTensor::from_f32({1}, std::span<const float>(&one, 1))};
+  auto out = reference::run_region(g, *gr, args, d);
+  ASSERT_TRUE(out);
+  // Contributions arrive in reverse topological order of the uses: c[39], c[38], ..., c[0].
+  float canonical = num::canonical_sum<float>(40, [&](std::uint64_t i) { return c[39 - i]; });
+  float left_fold = c[39];
+  for (int k = 38; k >= 0; --k) left_fold = left_fold + c[k];
+  ASSERT_NE(canonical, left_fold);  // the orders differ for these values, so the check means something
+  EXPECT_EQ((*out)[1].load_f32(0), canonical);
+}
+
+}  // namespace rung
