@@ -75,7 +75,7 @@ bool Lowerer::check_access(const Place& p, Access a, Span at) {
     } else {
       std::string what = a == Access::borrow_mut ? "borrow `" + shown + "` as mutable" : a == Access::borrow ? "borrow `" + shown + "`" : "use `" + shown + "`";
       d_.error("E2503", "cannot " + what + " while it is " + (l.mut ? "mutably borrowed" : "borrowed"))
-          .primary(at, a == Access::borrow_mut ? "`&mut` here" : "used here")
+          .primary(at, a == Access::borrow_mut ? "`&mut` here" : a == Access::borrow ? "borrowed here" : "used here")
           .secondary(l.at, held)
           .note("a `&mut` borrow is the only way to reach a value while it lives");
     }

@@ -5,8 +5,9 @@
 // be replayed with `rung check`.
 //
 // Mutations (seeded, so a run is reproducible from its seed): byte flips, deletion and
-// duplication of a token, an identifier replaced by another of the same input, deletion or
-// duplication of a line, and splices of lines from another input.
+// duplication of a token, a token replaced by another of the same input, `&`/`&mut`/`mut`/
+// `@device`/`copy(`/`to_device(` inserted, deletion or duplication of a line, and splices of
+// lines from another input.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -115,7 +116,7 @@ class Mutator {
 
   std::string mutate(std::string s) {
     if (s.empty()) return corpus_[pick(corpus_.size())];
-    switch (pick(7)) {
+    switch (pick(8)) {
       case 0: {  // byte flips
         int n = 1 + static_cast<int>(pick(4));
         for (int k = 0; k < n; ++k) s[pick(s.size())] ^= static_cast<char>(1u << pick(8));
@@ -143,6 +144,13 @@ class Mutator {
         if (pick(2)) lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(i));
         else lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(i), lines[i]);
         return join(lines);
+      }
+      case 5: {  // ownership and spaces: `&`, `&mut `, `mut ` or ` @device` inserted at a token
+        auto t = tokens(s);
+        if (t.empty()) return s;
+        static const char* bits[] = {"&", "&mut ", "mut ", " @device", "copy(", ")", "to_device(", "to_host("};
+        auto [b, e] = t[pick(t.size())];
+        return s.insert(pick(2) ? b : e, bits[pick(8)]);
       }
       default: {  // splice: lines of another input inserted here
         auto lines = split_lines(s);
