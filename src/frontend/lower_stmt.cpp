@@ -467,6 +467,8 @@ Lowerer::Slots Lowerer::call_stmt(const CallSite& site, FnInfo& f, std::vector<b
   c.span = site.at;
   std::size_t loans_before = loans_.size();
   std::vector<std::vector<block::SlotId>> writeback;
+  DimMap dims;  // the callee's symbolic dims, unified with the arguments'
+  std::map<std::string, Span> dims_seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
     // A place is passed as its slots (a `&mut` one gets the callee's final value back);
     // anything else is computed into temporaries first.
@@ -485,24 +487,19 @@ Lowerer::Slots Lowerer::call_stmt(const CallSite& site, FnInfo& f, std::vector<b
     if (!r || !commit_arg(args[i], probe, f.param_refs[i], f.param_spans[i], "argument `" + f.param_names[i] + "` of `" + f.name + "`"))
       return pop_loans(loans_before), std::nullopt;
     if (f.param_refs[i] == RefKind::mut) writeback.push_back(r->second);
-    if (!same_type(r->first, f.params[i])) {
-      pop_loans(loans_before);
-      if (space_mismatch(f.params[i], r->first, span(args[i]), f.param_spans[i], "argument `" + f.param_names[i] + "` of `" + f.name + "`"))
-        return std::nullopt;
-      d_.error("E2104", "argument `" + f.param_names[i] + "` of `" + f.name + "` expects " + f.params[i].to_string() + ", got " +
-                            r->first.to_string())
-          .primary(span(args[i]), "this is " + r->first.to_string())
-          .secondary(f.param_spans[i], "parameter declared here");
-      return std::nullopt;
-    }
+    if (r->first.has_error()) return pop_loans(loans_before), std::nullopt;
+    unify_param_span_ = f.param_spans[i];
+    if (!unify(f.params[i], r->first, dims, span(args[i]), "argument `" + f.param_names[i] + "` of `" + f.name + "`", dims_seen))
+      return pop_loans(loans_before), std::nullopt;
     c.args.insert(c.args.end(), r->second.begin(), r->second.end());
   }
   pop_loans(loans_before);
-  c.results = new_slots(f.ret, "%" + f.name, false);
+  Ty ret = substitute(f.ret, dims);
+  c.results = new_slots(ret, "%" + f.name, false);
   auto results = c.results;
   for (const auto& w : writeback) c.results.insert(c.results.end(), w.begin(), w.end());
   out.push_back(std::move(c));
-  return std::make_pair(f.ret, results);
+  return std::make_pair(ret, results);
 }
 
 }  // namespace rung::frontend

@@ -57,6 +57,20 @@ class Verifier {
                          ", expected " + want[i].to_string());
   }
 
+  // A call: the callee's symbolic dims bind to the caller's at this call (one symbol, one
+  // dim across all arguments and results), then the types must be equal.
+  void call_types_match(const Stmt& s, const std::string& what, const std::vector<SlotId>& slots,
+                        std::vector<TensorType> want, std::map<std::string, Dim>& bound) {
+    for (std::size_t i = 0; i < want.size() && i < slots.size(); ++i)
+      if (want[i].rank() == type(slots[i]).rank())
+        for (std::size_t k = 0; k < want[i].rank(); ++k) {
+          Dim& d = want[i].shape[k];
+          if (d.is_static()) continue;
+          d = bound.emplace(d.name(), type(slots[i]).shape[k]).first->second;
+        }
+    types_match(s, "B0006", what, slots, want);
+  }
+
   void body(const std::vector<Stmt>& list) {
     // Nesting comes from our own front end, bounded by source nesting; recursion is fine.
     for (const auto& s : list) stmt(s);
@@ -88,8 +102,9 @@ class Verifier {
         std::vector<TensorType> params, results;
         for (SlotId x : callee->params) if (x < callee->slots.size()) params.push_back(callee->slots[x].type);
         for (SlotId x : callee->results) if (x < callee->slots.size()) results.push_back(callee->slots[x].type);
-        types_match(s, "B0006", "argument of `" + s.callee + "`", s.args, params);
-        types_match(s, "B0006", "result of `" + s.callee + "`", s.results, results);
+        std::map<std::string, Dim> bound;
+        call_types_match(s, "argument of `" + s.callee + "`", s.args, params, bound);
+        call_types_match(s, "result of `" + s.callee + "`", s.results, results, bound);
         break;
       }
       case StmtKind::for_range:
