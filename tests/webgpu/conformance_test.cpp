@@ -23,13 +23,8 @@ namespace {
 
 // Ops without a WebGPU kernel, and why (docs/backend-webgpu.md repeats this list).
 const std::map<std::string, std::string> kMissing = {
-    {"quantize", "block encoding (amax, f16 scale, RNE codes) not yet generated"},
-    {"scatter_add", "needs the sort-by-target + segmented canonical sum, not yet generated"},
     {"csr_from_dense", "data-dependent result shape (nnz)"},
     {"csr_from_coo", "data-dependent result shape (nnz)"},
-    {"random_bits", "Philox4x32-10 in u32 arithmetic not yet generated"},
-    {"random_uniform", "Philox4x32-10 in u32 arithmetic not yet generated"},
-    {"random_normal", "Philox4x32-10 in u32 arithmetic not yet generated"},
 };
 
 runtime::OpBackend* backend() {
@@ -46,9 +41,9 @@ runtime::OpBackend* backend() {
 struct Maker {
   std::mt19937 rng{20261129};
 
-  ops::HostTensor random(DType t, const ops::Extents& shape, bool positive, std::int64_t bound) {
+  ops::HostTensor random(DType t, const ops::Extents& shape, bool positive, std::int64_t bound, bool small = false) {
     ops::HostTensor h(t, shape);
-    std::uniform_real_distribution<float> f(positive ? 0.05f : -3.0f, 3.0f);
+    std::uniform_real_distribution<float> f(positive ? 0.05f : small ? -0.5f : -3.0f, small ? 0.5f : 3.0f);
     std::uniform_int_distribution<std::int64_t> n(bound > 0 ? 0 : -100, bound > 0 ? bound - 1 : 100);
     for (std::uint64_t i = 0; i < h.numel(); ++i) {
       if (t == DType::boolean) h.store_bool(i, (rng() & 1) != 0);
@@ -66,12 +61,16 @@ struct Maker {
       return;
     }
     std::string s = spec;
-    bool positive = false;
+    bool positive = false, small = false;
     std::int64_t bound = 0;
     std::size_t br = s.find('[');
     std::string head = s.substr(0, br), dims = br == std::string::npos ? "" : s.substr(br);
     if (auto p = head.find('+'); p != std::string::npos) {
       positive = true;
+      head.erase(p, 1);
+    }
+    if (auto p = head.find('~'); p != std::string::npos) {
+      small = true;
       head.erase(p, 1);
     }
     if (auto p = head.find('<'); p != std::string::npos) {
@@ -107,7 +106,7 @@ struct Maker {
     ASSERT_TRUE(tt) << spec << ": " << err;
     ops::Extents ext;
     for (const auto& d : tt->shape) ext.push_back(d.extent());
-    out.push_back(random(tt->dtype, ext, positive, bound));
+    out.push_back(random(tt->dtype, ext, positive, bound, small));
   }
 };
 

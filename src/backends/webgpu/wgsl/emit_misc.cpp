@@ -113,7 +113,7 @@ std::optional<Program> emit_linear_q(const KernelArgs& a, std::string& error) {
     f += "  for (var k = 0u; k < " + u32_lit(K) + "; k = k + 1u) {\n    let b = n * " + u32_lit(nb) +
          " + k / 32u;\n    acc = fma(ld_x(r * " + u32_lit(K) + " + k), qscale(b) * f32(qcode(b, k % 32u)), acc);\n  }\n";
   } else {
-    m.helpers = {"is_nan"};
+    m.helpers = {"is_nan", "div_cr"};
     f += "  for (var blk = 0u; blk < " + u32_lit(nb) + "; blk = blk + 1u) {\n"
          "    let x0 = r * " + u32_lit(K) + " + blk * 32u;\n"
          "    var amax = 0.0f;\n    var finite = true;\n"
@@ -122,12 +122,12 @@ std::optional<Program> emit_linear_q(const KernelArgs& a, std::string& error) {
          "      if ((bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u) { finite = false; }\n"
          "      amax = max(amax, abs(v));\n    }\n"
          "    if (!finite) { return bitcast<f32>(0x7fc00000u); }\n"
-         "    let dx = amax / 127.0f;\n"
+         "    let dx = div_cr(amax, 127.0f);\n"
          "    let b = n * " + u32_lit(nb) + " + blk;\n"
          "    var isum = 0;\n"
          "    for (var t = 0u; t < 32u; t = t + 1u) {\n"
          "      var qx = 0;\n"
-         "      if (dx != 0.0f) { qx = i32(clamp(round(ld_x(x0 + t) / dx), -127.0f, 127.0f)); }\n"
+         "      if (dx != 0.0f) { qx = i32(clamp(round(div_cr(ld_x(x0 + t), dx)), -127.0f, 127.0f)); }\n"
          "      isum = isum + qx * qcode(b, t);\n    }\n"
          "    acc = fma(dx * qscale(b), f32(isum), acc);\n  }\n";
   }

@@ -11,6 +11,8 @@ const std::map<std::string, EmitterEntry>& emitters() {
     register_linalg_emitters(t);
     register_nn_emitters(t);
     register_misc_emitters(t);
+    register_scatter_quant_emitters(t);
+    register_random_emitters(t);
     return t;
   }();
   return table;
