@@ -52,7 +52,8 @@ bool Lowerer::check_access(const Place& p, Access a, Span at) {
   if (!checking()) return true;
   Binding& b = *p.b;
   std::string shown = p.name + p.path;
-  if (a != Access::write)
+  // A write re-initialises an owned place; through a borrow it needs the borrow alive.
+  if (a != Access::write || b.ref != RefKind::owned)
     for (const auto& [path, where] : b.moved)
       if (overlaps(path, p.path)) {
         d_.error("E2501", "use of `" + shown + "` after it was moved")
@@ -96,7 +97,7 @@ bool Lowerer::check_access(const Place& p, Access a, Span at) {
     return false;
   }
   if (a == Access::move) b.moved.emplace_back(p.path, at);
-  if (a == Access::write) std::erase_if(b.moved, [&](const auto& m) { return overlaps(m.first, p.path) && m.first.size() >= p.path.size(); });
+  if (a == Access::write && b.ref == RefKind::owned) std::erase_if(b.moved, [&](const auto& m) { return overlaps(m.first, p.path) && m.first.size() >= p.path.size(); });
   return true;
 }
 
@@ -156,6 +157,7 @@ void Lowerer::bind_borrow(const ast::Expr& init, const std::string& name) {
   auto pl = place_of(init);
   if (!pl || pl->b->ref == RefKind::owned || pl->b == nb) return;
   nb->ref = pl->b->ref;  // `let y = r`: y borrows what r borrows
+  if (nb->ref == RefKind::mut) pl->b->moved.emplace_back("", span(init));  // a `&mut` has one holder: r moves to y
   std::vector<Loan> copies;
   for (const Loan& l : loans_)
     if (l.holder == pl->b->id) {
