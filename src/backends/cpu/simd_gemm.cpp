@@ -110,82 +110,90 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
   if (pa_size < want_a) pa = hwy::AllocateAligned<T>(pa_size = want_a);
   if (pb_size < want_b) pb = hwy::AllocateAligned<T>(pb_size = want_b);
   HWY_ALIGN T tile[kMR * 2 * hn::MaxLanes(d)];
+  // Pack B[pc:pc+kc, jc:jc+nc] into NR-wide panels, zero-padded at the right edge.
+  auto pack_b = [&](size_t pc, size_t kc, size_t jc, size_t nc) {
+    for (size_t jr = 0; jr < nc; jr += NR) {
+      T* dst = pb.get() + jr * kc;
+      size_t nr = std::min(NR, nc - jr);
+      if (b_cs == 1) {  // rows of B are contiguous
+        for (size_t k = 0; k < kc; ++k) {
+          std::memcpy(dst + k * NR, b + (pc + k) * b_ks + jc + jr, nr * sizeof(T));
+          std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
+        }
+      } else {  // B transposed: read each column contiguously, scatter into the panel
+        for (size_t j = 0; j < NR; ++j) {
+          if (j >= nr) {
+            for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = T(0);
+            continue;
+          }
+          const T* src = b + pc * b_ks + (jc + jr + j) * b_cs;
+          for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = src[k * b_ks];
+        }
+      }
+    }
+  };
+  // Pack A[ic:ic+mc, pc:pc+kc] into MR-tall panels, zero-padded at the bottom edge.
+  auto pack_a = [&](size_t ic, size_t mc, size_t pc, size_t kc) {
+    for (size_t ir = 0; ir < mc; ir += MR) {
+      T* dst = pa.get() + ir * kc;
+      size_t mr = std::min(MR, mc - ir);
+      if (a_ks == 1) {  // rows of A are contiguous: read them, scatter into the L1-sized panel
+        for (size_t r = 0; r < MR; ++r) {
+          if (r >= mr) {
+            for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = T(0);
+            continue;
+          }
+          const T* src = a + (ic + ir + r) * a_rs + pc;
+          for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = src[k];
+        }
+      } else {
+        for (size_t k = 0; k < kc; ++k) {
+          size_t r = 0;
+          for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
+          for (; r < MR; ++r) dst[k * MR + r] = T(0);
+        }
+      }
+    }
+  };
+  // The register tiles of C[ic:ic+mc, jc:jc+nc] for one k-block.
+  auto tiles = [&](size_t ic, size_t mc, size_t jc, size_t nc, size_t kc, bool first) {
+    for (size_t jr = 0; jr < nc; jr += NR) {
+      size_t nr = std::min(NR, nc - jr);
+      for (size_t ir = 0; ir < mc; ir += MR) {
+        size_t mr = std::min(MR, mc - ir);
+        T* cp = c + (ic + ir) * ldc + jc + jr;
+        // Bring the next tile's C rows towards L1 while this tile computes.
+        size_t next_rows = std::min(MR, mc - std::min(mc, ir + MR));
+        const T* next = cp + MR * ldc;
+        if (next_rows == 0 && jr + NR < nc) {
+          next = c + ic * ldc + jc + jr + NR;
+          next_rows = std::min(MR, mc);
+        }
+        for (size_t r = 0; r < next_rows; ++r) {
+          hwy::Prefetch(next + r * ldc);
+          hwy::Prefetch(next + r * ldc + NR - 1);
+        }
+        if (mr == MR && nr == NR) {
+          Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, cp, ldc, first);
+          continue;
+        }
+        // Edge tile: run the full tile on a copy; padded lanes are discarded.
+        for (size_t r = 0; r < MR; ++r)
+          for (size_t j = 0; j < NR; ++j) tile[r * NR + j] = (!first && r < mr && j < nr) ? cp[r * ldc + j] : T(0);
+        Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, tile, NR, first);
+        for (size_t r = 0; r < mr; ++r) std::memcpy(cp + r * ldc, tile + r * NR, nr * sizeof(T));
+      }
+    }
+  };
   for (size_t jc = 0; jc < N; jc += NC) {
     size_t nc = std::min(NC, N - jc);
     for (size_t pc = 0; pc < K; pc += KC) {
       size_t kc = std::min(KC, K - pc);
-      bool first = pc == 0;
-      // Pack B[pc:pc+kc, jc:jc+nc] into NR-wide panels, zero-padded at the right edge.
-      for (size_t jr = 0; jr < nc; jr += NR) {
-        T* dst = pb.get() + jr * kc;
-        size_t nr = std::min(NR, nc - jr);
-        if (b_cs == 1) {  // rows of B are contiguous
-          for (size_t k = 0; k < kc; ++k) {
-            std::memcpy(dst + k * NR, b + (pc + k) * b_ks + jc + jr, nr * sizeof(T));
-            std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
-          }
-        } else {  // B transposed: read each column contiguously, scatter into the L1-sized panel
-          for (size_t j = 0; j < NR; ++j) {
-            if (j >= nr) {
-              for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = T(0);
-              continue;
-            }
-            const T* src = b + pc * b_ks + (jc + jr + j) * b_cs;
-            for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = src[k * b_ks];
-          }
-        }
-      }
+      pack_b(pc, kc, jc, nc);
       for (size_t ic = 0; ic < M; ic += MC) {
         size_t mc = std::min(MC, M - ic);
-        // Pack A[ic:ic+mc, pc:pc+kc] into MR-tall panels, zero-padded at the bottom edge.
-        for (size_t ir = 0; ir < mc; ir += MR) {
-          T* dst = pa.get() + ir * kc;
-          size_t mr = std::min(MR, mc - ir);
-          if (a_ks == 1) {  // rows of A are contiguous: read them, scatter into the L1-sized panel
-            for (size_t r = 0; r < MR; ++r) {
-              if (r >= mr) {
-                for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = T(0);
-                continue;
-              }
-              const T* src = a + (ic + ir + r) * a_rs + pc;
-              for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = src[k];
-            }
-          } else {
-            for (size_t k = 0; k < kc; ++k) {
-              size_t r = 0;
-              for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
-              for (; r < MR; ++r) dst[k * MR + r] = T(0);
-            }
-          }
-        }
-        for (size_t jr = 0; jr < nc; jr += NR) {
-          size_t nr = std::min(NR, nc - jr);
-          for (size_t ir = 0; ir < mc; ir += MR) {
-            size_t mr = std::min(MR, mc - ir);
-            T* cp = c + (ic + ir) * ldc + jc + jr;
-            // Bring the next tile's C rows towards L1 while this tile computes (they were
-            // last touched a whole block ago and sit in L3 at best).
-            size_t next_rows = std::min(MR, mc - std::min(mc, ir + MR));
-            const T* next = cp + MR * ldc;
-            if (next_rows == 0 && jr + NR < nc) {
-              next = c + ic * ldc + jc + jr + NR;
-              next_rows = std::min(MR, mc);
-            }
-            for (size_t r = 0; r < next_rows; ++r) {
-              hwy::Prefetch(next + r * ldc);
-              hwy::Prefetch(next + r * ldc + NR - 1);
-            }
-            if (mr == MR && nr == NR) {
-              Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, cp, ldc, first);
-              continue;
-            }
-            // Edge tile: run the full tile on a copy; padded lanes are discarded.
-            for (size_t r = 0; r < MR; ++r)
-              for (size_t j = 0; j < NR; ++j) tile[r * NR + j] = (!first && r < mr && j < nr) ? cp[r * ldc + j] : T(0);
-            Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, tile, NR, first);
-            for (size_t r = 0; r < mr; ++r) std::memcpy(cp + r * ldc, tile + r * NR, nr * sizeof(T));
-          }
-        }
+        pack_a(ic, mc, pc, kc);
+        tiles(ic, mc, jc, nc, kc, pc == 0);
       }
     }
   }
