@@ -67,11 +67,14 @@ nlohmann::json to_json(const MemoryPlan& plan, const Assessment* a) {
                           {"shapes", d.shapes}, {"tiles", d.tiles}});
   json tilings = json::array();
   for (const auto& t : plan.tilings) tilings.push_back({{"dispatch", t.dispatch}, {"largest", t.largest}, {"tiles", t.tiles}, {"why", t.why}});
+  json streams = json::array();
+  for (const auto& st : plan.streams)
+    streams.push_back({{"region", st.region}, {"rows", st.rows}, {"chunk", st.chunk}, {"why", st.why}});
   json j = {{"format", "rung-exec-plan"}, {"version", 1}, {"hash", exec_plan_hash(plan).hex()},
             {"device", device_name(plan.device)}, {"entry", plan.entry}, {"peak", plan.peak},
             {"peak_at", plan.sites.empty() ? std::string() : plan.sites[plan.peak_site].text},
             {"classes", classes}, {"arenas", arenas}, {"arena_total", plan.arena_total}, {"no_reuse", plan.no_reuse},
-            {"batch_dim", plan.batch_dim}, {"batch", plan.batch_extent}, {"tilings", tilings},
+            {"batch_dim", plan.batch_dim}, {"batch", plan.batch_extent}, {"tilings", tilings}, {"streams", streams},
             {"buffers", buffers}, {"dispatches", dispatches}};
   if (a) {
     json sugg = json::array();
@@ -102,6 +105,9 @@ std::string summary_text(const MemoryPlan& plan) {
   if (!plan.batch_dim.empty()) s += "batch dim     " + plan.batch_dim + " = " + std::to_string(plan.batch_extent) + "\n";
   for (const auto& t : plan.tilings)
     s += (t.tiles ? "tiled         " + std::to_string(t.tiles) + " tiles: " : std::string("cannot tile   ")) + t.why + "\n";
+  for (const auto& st : plan.streams)
+    s += st.chunk ? "streamed      `" + st.region + "`: " + std::to_string(st.rows) + " rows in chunks of " + std::to_string(st.chunk) + "\n"
+                  : "not streamed  " + st.why + " (runs whole on " + std::to_string(st.rows) + " rows)\n";
   s += "exec plan     sha3 " + exec_plan_hash(plan).hex() + "\n";
   return s;
 }

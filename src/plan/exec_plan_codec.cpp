@@ -182,6 +182,15 @@ class Decoder {
       t.why = str("a tiling's reason");
       m.tilings.push_back(std::move(t));
     }
+    std::uint32_t nst = count("the stream count", 24);
+    for (std::uint32_t i = 0; i < nst; ++i) {
+      Streamed st;
+      st.region = str("a streamed region");
+      st.rows = u64("a streamed row count");
+      st.chunk = u64("a chunk size");
+      st.why = str("a reason");
+      m.streams.push_back(std::move(st));
+    }
     if (!r_.at_end()) fail(std::to_string(r_.remaining()) + " bytes of unexplained trailing data", r_.file_offset(), r_.remaining());
 
     // Cross-references and lifetimes: each buffer allocated exactly by the event it names
@@ -276,6 +285,13 @@ std::vector<std::uint8_t> encode_exec_plan(const MemoryPlan& m, const Hash256& p
     w.u64(t.largest);
     w.u32(t.tiles);
     w.str(t.why);
+  }
+  w.u32(static_cast<std::uint32_t>(m.streams.size()));
+  for (const auto& st : m.streams) {
+    w.str(st.region);
+    w.u64(st.rows);
+    w.u64(st.chunk);
+    w.str(st.why);
   }
   return w.take();
 }

@@ -87,13 +87,22 @@ struct Tiling {
   std::string why;            // "output f32[...] is 300 MiB > binding limit 128 MiB"
 };
 
+// --stream: a computation on more rows than a chunk, run in chunks (row-local regions) or
+// whole (with the reason). row_split.h says which.
+struct Streamed {
+  std::string region;
+  std::uint64_t rows = 0;
+  std::uint64_t chunk = 0;  // 0: runs whole
+  std::string why;          // chunk == 0: why it cannot be split
+};
+
 struct PlanOptions {
   Device device = Device::cpu;
   std::string entry;                               // empty: the only exported function
   std::map<std::string, std::uint64_t> dims;       // symbolic dims bound up front (--dim N=...)
   // Re-planning knobs (what suggestions change):
   std::optional<std::uint64_t> batch;              // the batch dim bound to this many rows
-  std::optional<std::uint64_t> stream_rows;        // inputs streamed in chunks of this many rows
+  std::optional<std::uint64_t> stream_rows;        // computations on more rows run in chunks of this many
   bool bf16_activations = false;                   // activations stored as bf16
   std::uint64_t binding_limit = 0;                 // 0: none
 };
@@ -106,6 +115,7 @@ struct MemoryPlan {
   std::vector<Site> sites;
   std::vector<Dispatch> dispatches;
   std::vector<Tiling> tilings;
+  std::vector<Streamed> streams;
 
   // Derived by finish(): live-bytes peak (what the executor holds at its worst), where it
   // happens, the classes at that moment, each class's own maximum, arena sizes after

@@ -8,6 +8,7 @@
 #include "ops/registry.h"
 #include "plan/memory_plan.h"
 #include "plan/roles.h"
+#include "plan/row_split.h"
 #include "plan/tiling.h"
 
 namespace rung::plan {
@@ -70,7 +71,6 @@ class Planner {
       auto shape = size_of(slot.type, {}, "argument `" + slot.name + "` of `" + f->name + "`");
       if (!shape) return std::nullopt;
       AVal v{slot.type.dtype, *shape, slot.type.space, -1};
-      if (o_.stream_rows) stream(v);
       v.buffer = alloc(v, AllocClass::inputs, f->name + ": argument " + slot.name);
       args.push_back(v);
     }
@@ -121,9 +121,6 @@ class Planner {
       n *= e;
     }
     return storage_bytes(dt, n).value_or(UINT64_MAX);
-  }
-  void stream(AVal& v) {
-    if (!v.shape.empty() && v.shape[0] > *o_.stream_rows) v.shape[0] = *o_.stream_rows;
   }
   // Binds symbols of a declared type from a concrete shape (first sight wins, as fit_type).
   static void bind(const TensorType& declared, const std::vector<std::uint64_t>& shape, std::map<std::string, std::uint64_t>& b) {
@@ -248,7 +245,7 @@ class Planner {
       for (std::size_t i = 0; i < node.outputs.size(); ++i) {
         auto shape = size_of(node.outputs[i], bindings, describe_node(g, n) + " in `" + r.name + "`");
         if (!shape) return std::nullopt;
-        if (!shape->empty() && scalable(cls[i]))
+        if (!shape->empty() && (scalable(cls[i]) || chunking_))
           if (auto it = rows.find((*shape)[0]); it != rows.end()) (*shape)[0] = it->second;
         outs.push_back({node.outputs[i].dtype, *shape, node.outputs[i].space, -1});
       }
@@ -303,7 +300,6 @@ class Planner {
 
   void put(Frame& fr, block::SlotId id, AVal v, const std::string& what) {
     const auto& cls = roles_.slots(*fr.f);
-    if (o_.stream_rows && cls.at(id) == AllocClass::inputs) stream(v);
     if (fr.slots[id] && !fr.borrowed[id]) release(fr.slots[id]->buffer);
     v.buffer = alloc(v, cls.at(id), what);
     fr.borrowed[id] = false;
@@ -375,7 +371,7 @@ class Planner {
         std::vector<AllocClass> rc;
         const auto& cls = roles_.slots(*fr.f);
         for (auto id : s.results) rc.push_back(cls.at(id));
-        auto res = region(*r, *args, rc, stream_rows(), 0, fr.f->name);
+        auto res = o_.stream_rows ? streamed(*r, *args, rc, fr.f->name) : region(*r, *args, rc, {}, 0, fr.f->name);
         if (!res) return Flow::failed;
         site(fr.f->name + ": store " + slot_label(fr, s.results));
         for (std::size_t i = 0; i < s.results.size() && i < res->size(); ++i)
@@ -464,11 +460,57 @@ class Planner {
     return Flow::failed;
   }
 
-  Rows stream_rows() const {
-    Rows rows;
-    if (!o_.stream_rows) return rows;
-    for (std::uint64_t e : input_extents_) rows[e] = std::min(e, *o_.stream_rows);
-    return rows;
+  // A compute under --stream, as the executor runs it (runtime/interpreter.cpp run_split):
+  // whole unless row-local; else per chunk the split arguments' rows are copied, the region
+  // runs on them, its results are held and copied into the assembled results (allocated
+  // after the first chunk). Two chunks are planned: the first and the steady state.
+  std::optional<std::vector<AVal>> streamed(RegionId r, const std::vector<AVal>& args, const std::vector<AllocClass>& rc,
+                                            const std::string& path) {
+    const std::uint64_t chunk = *o_.stream_rows;
+    std::vector<std::vector<std::uint64_t>> shapes;
+    for (const auto& a : args) shapes.push_back(a.shape);
+    RowSplit s = row_split(p_.graph, r, shapes, chunk);
+    const std::string& name = p_.graph.region(r).name;
+    if (s.rows) {
+      bool seen = false;
+      for (const auto& st : plan_.streams) seen = seen || (st.region == name && st.rows == s.rows);
+      if (!seen) plan_.streams.push_back({name, s.rows, s.ok ? chunk : 0, s.why});
+    }
+    if (!s.ok) return region(r, args, rc, {}, 0, path);
+    std::vector<std::int64_t> whole;
+    std::vector<AVal> results;
+    for (std::uint64_t lo = 0, c = 0; lo < s.rows && c < 2; lo += chunk, ++c) {
+      std::uint64_t size = std::min(chunk, s.rows - lo);
+      site(path + " / " + name + ": chunk " + std::to_string(c + 1) + " of " + std::to_string((s.rows + chunk - 1) / chunk));
+      std::vector<AVal> part = args;
+      std::vector<std::int64_t> slices;
+      for (std::size_t i = 0; i < part.size() && i < s.split.size(); ++i)
+        if (s.split[i]) {
+          part[i].shape[0] = size;
+          part[i].buffer = alloc(part[i], AllocClass::inputs, path + ": rows of argument " + std::to_string(i) + " of " + name);
+          slices.push_back(part[i].buffer);
+        }
+      chunking_ = true;
+      auto res = region(r, part, rc, Rows{{s.rows, size}}, 0, path);
+      chunking_ = false;
+      if (!res) return std::nullopt;
+      for (auto b : slices) release(b);
+      std::vector<std::int64_t> held;
+      for (std::size_t k = 0; k < res->size(); ++k)
+        held.push_back(alloc((*res)[k], k < rc.size() ? rc[k] : AllocClass::working, path + ": chunk result " + std::to_string(k) + " of " + name));
+      if (c == 0)
+        for (std::size_t k = 0; k < res->size(); ++k) {
+          AVal full = (*res)[k];
+          full.shape.at(0) = s.rows;
+          full.buffer = alloc(full, k < rc.size() ? rc[k] : AllocClass::working, path + ": result " + std::to_string(k) + " of " + name);
+          whole.push_back(full.buffer);
+          results.push_back(full);
+        }
+      for (auto b : held) release(b);
+    }
+    for (auto b : whole) release(b);  // the slots take them over
+    for (auto& v : results) v.buffer = -1;
+    return results;
   }
 
   static std::uint64_t live_peak(const MemoryPlan& m) {
@@ -481,11 +523,8 @@ class Planner {
     return peak;
   }
 
- public:
-  // Leading extents of the inputs (streaming maps each to the chunk size).
-  std::set<std::uint64_t> input_extents_;
-
  private:
+  bool chunking_ = false;  // planning one chunk of a row-local region: every row value scales
   const block::Program& p_;
   const PlanOptions& o_;
   DiagnosticSink& d_;
@@ -494,24 +533,10 @@ class Planner {
   bool failed_ = false;
 };
 
-// Leading extents of every input-class slot (declared static types) in the program.
-std::set<std::uint64_t> input_extents(const block::Program& p) {
-  std::set<std::uint64_t> out;
-  Roles roles(p);
-  for (const auto& f : p.functions) {
-    const auto& cls = roles.slots(f);
-    for (std::size_t s = 0; s < f.slots.size(); ++s)
-      if (cls[s] == AllocClass::inputs && !f.slots[s].type.shape.empty() && f.slots[s].type.shape[0].is_static())
-        out.insert(f.slots[s].type.shape[0].extent());
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<MemoryPlan> plan_program(const block::Program& p, const PlanOptions& opts, DiagnosticSink& diags) {
   Planner planner(p, opts, diags);
-  if (opts.stream_rows) planner.input_extents_ = input_extents(p);
   auto plan = planner.run();
   if (!plan || diags.has_errors()) return std::nullopt;
   if (opts.binding_limit) annotate_tiling(*plan, p.graph, opts.binding_limit);

@@ -119,6 +119,13 @@ std::optional<RegionId> tile_region(Graph& g, RegionId rid, std::uint64_t limit,
     std::uint32_t tiles = 0;
     if (largest > limit && node.outputs.size() == 1 && node.opcode != opcode::kCall && node.opcode != opcode::kConst)
       tiles = tiles_for(node.opcode, node.attrs, ins, {node.outputs[0].dtype, extents(node.outputs[0])}, limit, split, why);
+    else if (largest > limit)
+      why = "; calls, constants and ops with several results are not split";
+    if (largest > limit && tiles == 0) {  // the plan says red for it; executing it is refused too
+      diags.error("L0010", "cannot split " + describe_node(g, n) + " in `" + r.name + "` for the binding limit: it binds " +
+                               format_bytes(largest) + " > " + format_bytes(limit) + why);
+      return std::nullopt;
+    }
     if (tiles <= 1) {
       node.hash = {};
       remap[n] = g.add(std::move(node));

@@ -25,7 +25,7 @@ void annotate_tiling(MemoryPlan& plan, const Graph& g, std::uint64_t limit);
 
 // A copy of region `r` (static shapes only) with every oversized splittable node split.
 // Returns the new region and, in `split`, how many nodes were split; L0006 for a region
-// with symbolic shapes.
+// with symbolic shapes, L0010 for a node over the limit that cannot be split.
 std::optional<RegionId> tile_region(Graph& g, RegionId r, std::uint64_t limit, std::size_t& split, DiagnosticSink& diags);
 
 }  // namespace rung::plan

@@ -77,8 +77,10 @@ Assessment assess(const block::Program& p, const PlanOptions& opts, const Memory
     if (t.tiles == 0) a.reasons.push_back("binding limit: " + t.why);
     else a.warnings.push_back("split into " + std::to_string(t.tiles) + " tiles: " + t.why);
   }
-  if (opts.stream_rows)
-    a.warnings.push_back("inputs streamed in chunks of " + std::to_string(*opts.stream_rows) + " rows (slower than in memory)");
+  for (const auto& st : plan.streams)
+    a.warnings.push_back(st.chunk ? "`" + st.region + "` streamed: " + std::to_string(st.rows) + " rows in chunks of " +
+                                        std::to_string(st.chunk) + " (slower than in memory)"
+                                  : "not streamed: " + st.why + "; it runs whole");
   if (a.required > budget)
     a.reasons.push_back("needs " + format_bytes(a.required) + " (" + std::to_string(a.required) + " bytes), the budget is " +
                         format_bytes(budget) + " (" + std::to_string(budget) + " bytes)");
@@ -119,6 +121,18 @@ Assessment assess(const block::Program& p, const PlanOptions& opts, const Memory
     s.options = opts;
     s.options.stream_rows = fit ? fit->first : 1;
     s.what = "stream the inputs in chunks of " + std::to_string(*s.options.stream_rows) + " rows";
+    if (!fit) {  // say why streaming does not help: nothing row-local, or what is not
+      DiagnosticSink quiet;
+      if (auto m = plan_program(p, s.options, quiet)) {
+        std::string why;
+        bool any = false;
+        for (const auto& st : m->streams) {
+          any = any || st.chunk > 0;
+          if (!st.chunk && why.empty()) why = st.why;
+        }
+        if (!any) s.what = "stream the inputs: no computation on them can run in chunks" + (why.empty() ? std::string() : " (" + why + ")");
+      }
+    }
     s.required = fit ? fit->second : replan(p, s.options).value_or(0);
     s.fits = fit.has_value();
     a.suggestions.push_back(s);

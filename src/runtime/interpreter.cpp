@@ -127,7 +127,7 @@ class Executor {
         if (!gather(fr, s.args, s, args)) return Flow::failed;
         auto r = p_.graph.find_region(s.region);
         std::size_t before = d_.all().size();
-        auto res = o_.backend->run(p_.graph, *r, args, d_);
+        auto res = o_.split ? run_split(*r, args) : o_.backend->run(p_.graph, *r, args, d_);
         if (!res) {
           if (d_.all().size() > before && s.span.valid()) d_.last().secondary(s.span, "in this computation");
           return Flow::failed;
@@ -235,6 +235,54 @@ class Executor {
       }
     }
     return Flow::failed;
+  }
+
+  // A compute as the split policy says: whole, rewritten, or in chunks of rows. Chunks: the
+  // split arguments' rows [lo, hi) are copied out, the region runs on them, its results are
+  // held until their rows are copied into the assembled results (allocated after the first
+  // chunk); the memory meter sees each of these copies, as the plan models them.
+  std::optional<std::vector<ops::HostTensor>> run_split(RegionId r, std::span<const ops::HostTensor> args) {
+    auto how = o_.split(p_.graph, r, args, d_);
+    if (!how) return std::nullopt;
+    const Graph& g = how->graph ? *how->graph : p_.graph;
+    if (how->rows == 0 || how->chunk == 0 || how->chunk >= how->rows) return o_.backend->run(g, how->region, args, d_);
+    std::vector<ops::HostTensor> whole;
+    for (std::uint64_t lo = 0; lo < how->rows; lo += how->chunk) {
+      std::uint64_t hi = std::min(how->rows, lo + how->chunk);
+      std::vector<ops::HostTensor> part(args.begin(), args.end());
+      for (std::size_t i = 0; i < part.size(); ++i)
+        if (i < how->split.size() && how->split[i]) {
+          part[i] = rows_of(args[i], lo, hi);
+          reference::meter_allocate(part[i]);
+        }
+      auto res = o_.backend->run(g, how->region, part, d_);
+      for (std::size_t i = 0; i < part.size(); ++i)
+        if (i < how->split.size() && how->split[i]) reference::meter_release(part[i]);
+      if (!res) return std::nullopt;
+      for (const auto& t : *res) reference::meter_allocate(t);
+      if (whole.empty())
+        for (const auto& t : *res) {
+          ops::Extents shape = t.shape();
+          shape.at(0) = how->rows;
+          whole.emplace_back(t.dtype(), shape);
+          reference::meter_allocate(whole.back());
+        }
+      for (std::size_t k = 0; k < res->size(); ++k) {
+        const auto& t = (*res)[k];
+        std::size_t row = t.bytes().size() / std::max<std::uint64_t>(1, t.shape().at(0));
+        std::copy(t.bytes().begin(), t.bytes().end(), whole[k].bytes().begin() + static_cast<std::ptrdiff_t>(lo * row));
+        reference::meter_release(t);
+      }
+    }
+    for (const auto& t : whole) reference::meter_release(t);  // the slots take them over
+    return whole;
+  }
+  static ops::HostTensor rows_of(const ops::HostTensor& t, std::uint64_t lo, std::uint64_t hi) {
+    ops::Extents shape = t.shape();
+    std::size_t row = t.bytes().size() / shape.at(0);
+    shape[0] = hi - lo;
+    auto b = t.bytes().subspan(lo * row, (hi - lo) * row);
+    return ops::HostTensor(t.dtype(), shape, std::vector<std::uint8_t>(b.begin(), b.end()));
   }
 
   const block::Program& p_;

@@ -30,7 +30,25 @@ class ComputeBackend {
 // The reference backend (scalar oracle kernels) at a tier.
 std::unique_ptr<ComputeBackend> make_reference_backend(ops::Tier tier);
 
+// How one `compute` runs, when a policy decides (src/plan's streaming and binding-limit
+// splits): the region as given, another region (a rewritten copy living in `graph`), and
+// optionally in chunks of `chunk` rows over dim 0 of the arguments marked in `split`, each
+// result assembled row by row. Chunked results have the bits of the whole run when the
+// region is row-local (every result row depends on the same row of the split arguments
+// only); deciding that is the policy's job.
+struct ComputeSplit {
+  const Graph* graph = nullptr;  // null: the program's graph
+  RegionId region = 0;
+  std::uint64_t rows = 0;        // > 0: the leading extent of the split arguments
+  std::uint64_t chunk = 0;       // rows per chunk (the last may be smaller)
+  std::vector<bool> split;       // per argument
+};
+// Returns how to run `region` on `args`; nullopt with an error diagnostic refuses the run.
+using SplitPolicy = std::function<std::optional<ComputeSplit>(const Graph& g, RegionId region,
+                                                              std::span<const ops::HostTensor> args, DiagnosticSink& diags)>;
+
 struct ExecOptions {
+  SplitPolicy split;                 // empty: every region runs whole
   ComputeBackend* backend = nullptr;
   std::ostream* out = nullptr;       // where print goes (stdout if null)
   std::string base_dir;              // relative read paths resolve against it

@@ -9,6 +9,8 @@
 #include "command.h"
 #include "backends/reference/memory_meter.h"
 #include "plan/memory_plan.h"
+#include "plan/size.h"
+#include "plan/split_policy.h"
 #include "program_loader.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
@@ -20,6 +22,7 @@ namespace {
 
 struct RunArgs {
   std::string file, entry, backend = "reference", out_dir;
+  std::string stream, binding_limit;  // execute the plan's splits
   LoadOptions load;
   std::vector<std::string> args;
   std::vector<std::string> data_dirs;
@@ -121,8 +124,27 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     for (std::size_t d = 0; d < t.shape.size() && d < given[i].rank(); ++d)
       if (!t.shape[d].is_static()) po.dims.emplace(t.shape[d].name(), given[i].shape()[d]);
   }
+  if (!a.stream.empty()) {
+    auto v = plan::parse_size(a.stream);
+    if (!v || *v == 0) diags.error("L0008", "--stream expects a row count, got `" + a.stream + "`");
+    else po.stream_rows = *v;
+  }
+  if (!a.binding_limit.empty()) {
+    auto v = plan::parse_size(a.binding_limit);
+    if (!v || *v == 0) diags.error("L0008", "--binding-limit expects a size such as 128MiB, got `" + a.binding_limit + "`");
+    else po.binding_limit = *v;
+  }
+  if (diags.has_errors()) return report(diags, sources, global);
+  auto policy = plan::make_split_policy(program->graph, po, diags);
+  if (!policy) return report(diags, sources, global);
+  eo.split = *policy;
   DiagnosticSink plan_diags;
   auto memory_plan = plan::plan_program(*program, po, plan_diags);
+  if (memory_plan && !a.json)
+    for (const auto& st : memory_plan->streams)
+      std::printf("%s\n", st.chunk ? ("streamed     `" + st.region + "`: " + std::to_string(st.rows) + " rows in chunks of " +
+                                       std::to_string(st.chunk)).c_str()
+                                   : ("not streamed " + st.why + " (runs whole)").c_str());
   reference::MemoryMeter meter;
   std::optional<std::vector<ops::HostTensor>> outputs;
   {
@@ -201,6 +223,8 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
                sub.add_option("--data-dir", a->data_dirs,
                               "a folder where relative data paths (read_csv) are looked up when not next to the program; repeatable");
+               sub.add_option("--stream", a->stream, "run computations on more rows in chunks of ROWS (row-local regions; the plan says which)");
+               sub.add_option("--binding-limit", a->binding_limit, "split dispatches binding more than SIZE, as the plan does (L0010 if one cannot be)");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
                return [a, &global] { return run(*a, global); };
              });
