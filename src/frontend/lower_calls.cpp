@@ -155,6 +155,16 @@ Value Lowerer::call_user(FnInfo& f, std::vector<Value> args, Span at, Span calle
     d_.error("E2402", "`" + f.name + "` calls itself; recursion is not supported").primary(callee_span, "recursive call");
     return error_value(at);
   }
+  // Inlining copies bodies: a chain of functions that each call the next twice grows
+  // exponentially, so the program as a whole has a budget.
+  if (++inlined_calls_ > kInlineBudget) {
+    if (inlined_calls_ == kInlineBudget + 1)
+      d_.error("E2403", "the program inlines more than " + std::to_string(kInlineBudget) + " calls of pure functions")
+          .primary(at, "the call over the budget")
+          .note("pure functions are inlined at every call; a chain of functions that each call the next several times grows "
+                "exponentially: compute the shared value once and pass it on");
+    return error_value(at);
+  }
   DimMap saved_env = std::exchange(dim_env_, m);
   if (f.is_template) f.state = 1;
   auto grad = custom_grad_directive(f.item);  // a custom op: a call node, not an inlined body

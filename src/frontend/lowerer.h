@@ -313,6 +313,8 @@ class Lowerer {
   std::vector<std::pair<std::vector<block::SlotId>, std::vector<block::SlotId>>> writeback_;
   int next_binding_id_ = 1;
   int inline_depth_ = 0;
+  static constexpr std::size_t kInlineBudget = 20000;
+  std::size_t inlined_calls_ = 0;
   int temp_counter_ = 0;
   int region_counter_ = 0;
 };
