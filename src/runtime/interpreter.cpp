@@ -222,6 +222,9 @@ class Executor {
                                                             : npy::load(path.string(), sources_, d_);
         if (!t) {
           if (s.span.valid()) d_.last().secondary(s.span, "read here");
+          if (std::filesystem::path(s.text).is_relative())
+            d_.last().note("a relative path is looked up next to the program, then in each `rung run --data-dir DIR` (" +
+                           std::to_string(o_.data_dirs.size()) + " given, RUNG_DATA_PATH included)");
           return Flow::failed;
         }
         std::vector<ops::HostTensor> v{std::move(*t)};
