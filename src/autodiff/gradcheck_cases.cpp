@@ -117,8 +117,10 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
     ops::HostTensor dense = sparse_matrix();
     auto indptr = evaluated("csr_from_dense", {dense}, {}, 0), indices = evaluated("csr_from_dense", {dense}, {}, 1),
          values = evaluated("csr_from_dense", {dense}, {}, 2);
-    add("csr_matmul", {given(indptr), given(indices), given(values), r({4, 2})});
-    add("csr_matvec", {given(indptr), given(indices), given(values), r({4})});
+    // Stored values are random (only indptr/indices carry the structure).
+    add("csr_matmul", {given(indptr), given(indices), r(values.shape()), r({4, 2})});
+    add("csr_matvec", {given(indptr), given(indices), r(values.shape()), r({4})});
+    add("csr_to_dense", {given(indptr), given(indices), r(values.shape())}, {{"n_cols", std::int64_t{4}}});
     add("csr_from_dense", {r({3, 4})});
   }
   return m;

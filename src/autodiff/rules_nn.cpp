@@ -87,29 +87,65 @@ void register_nn_rules() {
             std::nullopt};
   });
 
-  // Sparse products: the dense operand's gradient is A^T g (A densified); a gradient with
-  // respect to the stored values is not provided and is reported when one is needed.
-  auto csr_rule = [](bool vector) {
-    return [vector](Emitter& e, const GradArgs& a) -> Grads {
+  // Sparse ops. The row of stored entry k is the number of rows that end at or before k:
+  // row[k] = sum_i (indptr[i + 1] <= k), built from iota, a comparison and an integer sum,
+  // so gradients w.r.t. the stored values are gathers: csr_to_dense: g[row, col];
+  // csr_matmul: sum_j g[row, j] B[col, j]; csr_matvec: g[row] x[col]. The dense operand's
+  // gradient is A^T g with A densified. Static M, nnz (and K, n_cols) are needed.
+  auto entry_rows = [](Emitter& e, ValueRef indptr, ValueRef values) -> std::optional<ValueRef> {
+    const Dim &mp1 = e.type(indptr).shape[0], &nnz = e.type(values).shape[0];
+    if (!mp1.is_static() || !nnz.is_static()) {
+      e.fail("needs a static row count and number of stored entries");
+      return std::nullopt;
+    }
+    auto M = static_cast<std::int64_t>(mp1.extent()) - 1, n = static_cast<std::int64_t>(nnz.extent());
+    DType it = e.type(indptr).dtype;
+    ValueRef ends = e.op("slice", {indptr}, {{"starts", std::vector<std::int64_t>{1}}, {"ends", std::vector<std::int64_t>{M + 1}}});
+    ValueRef k = e.op("iota", {}, {{"shape", Shape{Dim::fixed(static_cast<std::uint64_t>(n)), Dim::fixed(static_cast<std::uint64_t>(M))}},
+                                   {"axis", std::int64_t{0}}, {"dtype", it}});
+    ValueRef done = e.op("cast", {e.op("le", {ends, k})}, {{"to", it}});
+    return e.op("sum", {done}, {{"axes", std::vector<std::int64_t>{1}}, {"keepdims", false}});
+  };
+  auto csr_rule = [entry_rows](bool vector) {
+    return [vector, entry_rows](Emitter& e, const GradArgs& a) -> Grads {
+      ValueRef indptr = a.inputs[0], indices = a.inputs[1], values = a.inputs[2], B = a.inputs[3], g = a.output_grads[0];
+      Grads out(4);
       if (a.wanted[2]) {
-        e.fail("with respect to the CSR values is not supported (differentiate a dense matmul instead)");
-        return Grads(4);
+        auto rows = entry_rows(e, indptr, values);
+        if (!rows) return out;
+        ValueRef grow = e.op("gather", {g, *rows}, {{"axis", std::int64_t{0}}});
+        ValueRef bcol = e.op("gather", {B, indices}, {{"axis", std::int64_t{0}}});
+        out[2] = vector ? e.op("mul", {grow, bcol})
+                        : e.op("sum", {e.op("mul", {grow, bcol})}, {{"axes", std::vector<std::int64_t>{1}}, {"keepdims", false}});
       }
-      ValueRef B = a.inputs[3], g = a.output_grads[0];
-      const Dim& k = e.type(B).shape[0];
-      if (!k.is_static()) {
-        e.fail("needs the static inner dimension K (it is " + k.to_string() + ")");
-        return Grads(4);
+      if (a.wanted[3]) {
+        const Dim& k = e.type(B).shape[0];
+        if (!k.is_static()) {
+          e.fail("needs the static inner dimension K (it is " + k.to_string() + ")");
+          return out;
+        }
+        ValueRef A = e.op("csr_to_dense", {indptr, indices, values}, {{"n_cols", static_cast<std::int64_t>(k.extent())}});
+        out[3] = vector ? e.op("sum", {e.op("mul", {A, e.op("expand_like", {g, A}, {{"axes", std::vector<std::int64_t>{1}}})})},
+                               {{"axes", std::vector<std::int64_t>{0}}, {"keepdims", false}})
+                        : e.op("matmul", {A, g}, {{"transpose_a", true}});
       }
-      ValueRef A = e.op("csr_to_dense", {a.inputs[0], a.inputs[1], a.inputs[2]}, {{"n_cols", static_cast<std::int64_t>(k.extent())}});
-      ValueRef dB = vector ? e.op("sum", {e.op("mul", {A, e.op("expand_like", {g, A}, {{"axes", std::vector<std::int64_t>{1}}})})},
-                                  {{"axes", std::vector<std::int64_t>{0}}, {"keepdims", false}})
-                           : e.op("matmul", {A, g}, {{"transpose_a", true}});
-      return {std::nullopt, std::nullopt, std::nullopt, dB};
+      return out;
     };
   };
   define_rule("csr_matmul", csr_rule(false));
   define_rule("csr_matvec", csr_rule(true));
+  define_rule("csr_to_dense", [entry_rows](Emitter& e, const GradArgs& a) -> Grads {
+    Grads out(3);
+    if (!a.wanted[2]) return out;
+    auto rows = entry_rows(e, a.inputs[0], a.inputs[2]);
+    if (!rows) return out;
+    const TensorType gt = e.type(a.output_grads[0]);
+    std::uint64_t M = gt.shape[0].extent(), N = gt.shape[1].extent();  // static: M from indptr, N from n_cols
+    ValueRef flat_g = e.op("reshape", {a.output_grads[0]}, {{"shape", Shape{Dim::fixed(M * N)}}});
+    ValueRef at = e.op("add", {e.op("mul", {*rows, e.scalar(e.type(*rows).dtype, static_cast<double>(N))}), a.inputs[1]});
+    out[2] = e.op("gather", {flat_g, at}, {{"axis", std::int64_t{0}}});
+    return out;
+  });
   define_rule("csr_from_dense", [](Emitter& e, const GradArgs& a) -> Grads {
     // values = x at the stored positions: dx = the values' cotangent scattered back densely.
     const Dim& n = e.type(a.inputs[0]).shape[1];

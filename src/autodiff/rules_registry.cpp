@@ -91,8 +91,7 @@ void register_non_differentiable() {
     declare_not_differentiable(op, "random source: no tensor operand");
   declare_not_differentiable("quantize", "quantized result");
   declare_not_differentiable("dequantize", "quantized operand");
-  for (const char* op : {"csr_to_dense", "csr_from_coo"})
-    declare_not_differentiable(op, "a gradient with respect to the CSR values is not implemented yet");
+  declare_not_differentiable("csr_from_coo", "a gradient w.r.t. the COO values (through duplicate summing) is not implemented yet");
   for (const char* op : {"sgd_update", "adam_update"})
     declare_not_differentiable(op, "an optimizer step, applied after the gradient");
 }
