@@ -156,6 +156,9 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
   } else if (op == "exp" || op == "log" || op == "sin" || op == "cos" || op == "tanh" || op == "sigmoid" || op == "silu" ||
              op == "erf") {
     unary_cases(out, rng, f32like);
+    // Wide ranges: exp's overflow (x > 88.7), gradual underflow to subnormals and zero.
+    for (DType t : kF32Like)
+      out.push_back({std::string(dtype_name(t)) + " wide", {rand_t(rng, t, {20011}, true, 120.0)}, {}});
   } else if (op == "gelu") {
     unary_cases(out, rng, f32like);
     unary_cases(out, rng, {DType::f32}, {{"approximate", AttrValue(std::string("tanh"))}});
@@ -206,6 +209,7 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     for (DType t : kF32Like)
       for (auto [s, ax] : std::vector<std::pair<Extents, std::int64_t>>{{{1}, 0}, {{7}, 0}, {{3, 33}, -1}, {{3, 33}, 0}, {{2, 5000}, 1}, {{2, 0}, 1}})
         out.push_back({std::string(dtype_name(t)), {rand_t(rng, t, s)}, {{"axis", AttrValue(ax)}}});
+    out.push_back({"wide", {rand_t(rng, DType::f32, {7, 301}, false, 100.0)}, {{"axis", AttrValue(std::int64_t{-1})}}});
   } else if (op == "reshape") {
     out.push_back({"a", {rand_t(rng, DType::f32, {3, 4})}, {{"shape", AttrValue(Shape{Dim::fixed(2), Dim::fixed(6)})}}});
     out.push_back({"b", {rand_t(rng, DType::i8, {5})}, {{"shape", AttrValue(Shape{Dim::fixed(5), Dim::fixed(1)})}}});

@@ -2,7 +2,8 @@
 // SIMD (Highway): + - * / maximum minimum and neg abs square sqrt rsqrt reciprocal relu on
 // f32/f64 (f16/bf16 rows are widened to f32, computed, and rounded once, as the reference
 // does). Scalar over threads: integer dtypes, rung's transcendentals (the exact scalar
-// formulas of src/ops/numerics, called per element), comparisons, where and cast.
+// formulas of src/ops/numerics, called per element; exp alone is vectorised, repeating
+// num::exp_f32's binary64 sequence lane for lane), comparisons, where and cast.
 #include <cstring>
 
 #include "backends/cpu/cpu_kernel.h"
@@ -88,7 +89,9 @@ template <typename F, typename T> void unary_typed(CpuContext& c, const F& f) {
     std::uint64_t L = i1 - i0;
     const T* px = load_row<T>(x, i0, L, bx);
     Out* py = out_row<Out>(y, i0, L, by);
-    if constexpr (SimdOf<F>::has && std::is_same_v<T, float> && std::is_same_v<Out, float>) {
+    if constexpr (std::is_same_v<F, num::Exp> && std::is_same_v<T, float>) {
+      simd::exp_f32(px, py, L);
+    } else if constexpr (SimdOf<F>::has && std::is_same_v<T, float> && std::is_same_v<Out, float>) {
       simd::unary_f32(SimdOf<F>::un, px, py, L);
     } else if constexpr (SimdOf<F>::has && std::is_same_v<T, double> && std::is_same_v<Out, double>) {
       simd::unary_f64(SimdOf<F>::un, px, py, L);
@@ -210,7 +213,7 @@ void register_elementwise_kernels(ops::OpRegistry& r) {
   add_kernel(r, "reciprocal", unary_kernel<num::Reciprocal>, S);
   add_kernel(r, "relu", unary_kernel<num::Relu>, S);
   add_kernel(r, "clamp", clamp_kernel, C);
-  add_kernel(r, "exp", unary_kernel<num::Exp>, C);
+  add_kernel(r, "exp", unary_kernel<num::Exp>, S);
   add_kernel(r, "log", unary_kernel<num::Log>, C);
   add_kernel(r, "sin", unary_kernel<num::Sin>, C);
   add_kernel(r, "cos", unary_kernel<num::Cos>, C);

@@ -274,7 +274,8 @@ void cross_entropy_kernel(CpuContext& c) {
       const float* v = load_row<float>(X, r * C, C, bx);
       float m = tree_reduce<float>(simd::RedOp::max, v, C);
       e.resize(C);
-      for (std::uint64_t j = 0; j < C; ++j) e[j] = num::exp_f32(v[j] - m);
+      simd::binary_f32(simd::BinOp::sub, v, false, &m, true, e.data(), C);
+      simd::exp_f32(e.data(), e.data(), C);
       float s = tree_sum<float>(e.data(), C);
       loss[r] = num::Neg{}((v[t] - m) - num::log_f32(s));
     }

@@ -123,7 +123,8 @@ template <Kind K, typename T> void reduce_one(HostTensor& y, std::uint64_t o, co
     float m = tree_reduce<float>(simd::RedOp::max, v, n);
     if (num::is_nan(m) || num::is_inf(m)) { ops::store_as<float>(y, o, m); return; }
     std::vector<float> e(n);
-    for (std::uint64_t i = 0; i < n; ++i) e[i] = num::exp_f32(v[i] - m);
+    simd::binary_f32(simd::BinOp::sub, v, false, &m, true, e.data(), n);
+    simd::exp_f32(e.data(), e.data(), n);
     ops::store_as<float>(y, o, m + num::log_f32(tree_sum<float>(e.data(), n)));
   }
 }
@@ -214,7 +215,8 @@ template <bool kLog> void softmax_kernel(CpuContext& c) {
       std::uint64_t n = p.n;
       float m = tree_reduce<float>(simd::RedOp::max, v, n);
       e.resize(n);
-      for (std::uint64_t i = 0; i < n; ++i) e[i] = num::exp_f32(v[i] - m);
+      simd::binary_f32(simd::BinOp::sub, v, false, &m, true, e.data(), n);  // x_i - m, then exp
+      simd::exp_f32(e.data(), e.data(), n);
       float s = tree_sum<float>(e.data(), n);
       out.resize(n);
       if constexpr (kLog) {

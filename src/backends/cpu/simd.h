@@ -20,6 +20,10 @@ void binary_f64(BinOp op, const double* a, bool a_scalar, const double* b, bool 
 void unary_f32(UnOp op, const float* x, float* y, std::size_t n);
 void unary_f64(UnOp op, const double* x, double* y, std::size_t n);
 
+// y[i] = num::exp_f32(x[i]): the same binary64 operation sequence in f64 lanes, rounded
+// once to f32 (bit-identical, including NaN, overflow, underflow and subnormal results).
+void exp_f32(const float* x, float* y, std::size_t n);
+
 // One chunk of the canonical reduction tree (numerics/reduce_tree.h) over n <= 4096
 // contiguous values: 32 lanes from the identity, lane l taking values l, l+32, ...; then
 // the pairwise fold 16, 8, 4, 2, 1.

@@ -116,6 +116,60 @@ template <typename T> void UnaryT(UnOp op, const T* x, T* y, size_t n) {
 void UnaryF32(UnOp op, const float* x, float* y, size_t n) { UnaryT(op, x, y, n); }
 void UnaryF64(UnOp op, const double* x, double* y, size_t n) { UnaryT(op, x, y, n); }
 
+// ---- exp: num::exp_f32, lane for lane the same binary64 operation sequence (no fma: the
+// build forbids contraction), then one RNE rounding to f32; specials selected afterwards.
+
+HWY_INLINE hn::Vec<hn::ScalableTag<double>> ExpApproxF64(hn::Vec<hn::ScalableTag<double>> x) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  using namespace num::exp_log_const;
+  const auto shifter = hn::Set(d, 6755399441055744.0);  // round_even_f64: + and - 1.5 * 2^52
+  auto k = hn::Sub(hn::Add(hn::Mul(x, hn::Set(d, kLog2e)), shifter), shifter);
+  auto r = hn::Sub(hn::Sub(x, hn::Mul(k, hn::Set(d, kLn2Hi))), hn::Mul(k, hn::Set(d, kLn2Lo)));
+  auto p = hn::Set(d, 0x1.ae64567f544e4p-26);
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.27e4fb7789f5cp-22));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.71de3a556c734p-19));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.a01a01a01a01ap-16));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.a01a01a01a01ap-13));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.6c16c16c16c17p-10));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.1111111111111p-7));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.5555555555555p-5));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0x1.5555555555555p-3));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 0.5));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0));
+  p = hn::Add(hn::Mul(p, r), hn::Set(d, 1.0));
+  // ki / 2 truncating toward zero (C division), then 2^k1 and 2^(ki - k1) from their bits.
+  auto ki = hn::ConvertTo(di, k);
+  auto k1 = hn::ShiftRight<1>(hn::Add(ki, hn::BitCast(di, hn::ShiftRight<63>(hn::BitCast(du, ki)))));
+  auto bias = hn::Set(di, 1023);
+  auto s1 = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(k1, bias)));
+  auto s2 = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::Sub(ki, k1), bias)));
+  return hn::Mul(hn::Mul(p, s1), s2);
+}
+
+void ExpF32(const float* x, float* y, size_t n) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // These targets' f64 -> f32 demotion clamps to the largest float instead of rounding to
+  // inf, so the scalar formula runs instead.
+  for (size_t i = 0; i < n; ++i) y[i] = num::exp_f32(x[i]);
+#else
+  const hn::ScalableTag<double> d;
+  const hn::Rebind<float, decltype(d)> df;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto xf = hn::LoadU(df, x + i);
+    auto e = hn::DemoteTo(df, ExpApproxF64(hn::PromoteTo(d, xf)));
+    e = hn::IfThenZeroElse(hn::Lt(xf, hn::Set(df, -110.0f)), e);
+    e = hn::IfThenElse(hn::Gt(xf, hn::Set(df, 100.0f)), hn::Set(df, num::inf_f32()), e);
+    e = hn::IfThenElse(hn::IsNaN(xf), hn::Set(df, num::nan_f32()), e);
+    hn::StoreU(e, df, y + i);
+  }
+  for (; i < n; ++i) y[i] = num::exp_f32(x[i]);
+#endif
+}
+
 // ---- canonical-tree chunks
 
 template <typename T> T Identity(RedOp op) {
@@ -212,6 +266,7 @@ HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
+HWY_EXPORT(ExpF32);
 HWY_EXPORT(ChunkF32);
 HWY_EXPORT(ChunkF64);
 HWY_EXPORT(ColumnChunkF32);
@@ -224,6 +279,7 @@ void binary_f64(BinOp op, const double* a, bool as, const double* b, bool bs, do
 }
 void unary_f32(UnOp op, const float* x, float* y, std::size_t n) { HWY_DYNAMIC_DISPATCH(UnaryF32)(op, x, y, n); }
 void unary_f64(UnOp op, const double* x, double* y, std::size_t n) { HWY_DYNAMIC_DISPATCH(UnaryF64)(op, x, y, n); }
+void exp_f32(const float* x, float* y, std::size_t n) { HWY_DYNAMIC_DISPATCH(ExpF32)(x, y, n); }
 float chunk_f32(RedOp op, const float* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF32)(op, x, n); }
 double chunk_f64(RedOp op, const double* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF64)(op, x, n); }
 void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out) {
