@@ -112,6 +112,8 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("gather", {r({4, 3}), idx({5}, 4)});
   add("scatter_add", {r({4, 3}), idx({5}, 4), r({5, 3})});
   add("pad", {r({2, 3})}, {{"pads", Axes{1, 0, 0, 2}}});
+  add("pad", {r({3, 4})}, {{"pads", Axes{2, 1, 0, 3}}, {"mode", "edge"}}, "pad edge");
+  add("pad", {r({3, 4})}, {{"pads", Axes{1, 2, 3, 0}}, {"mode", "reflect"}}, "pad reflect");
   // sparse
   {
     ops::HostTensor dense = sparse_matrix();

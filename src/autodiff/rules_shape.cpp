@@ -101,20 +101,38 @@ void register_shape_rules() {
   });
 
   define_rule("pad", [](Emitter& e, const GradArgs& a) -> Grads {
-    if (a.attrs.string("mode") != "constant") {
-      e.fail("is defined for mode = constant only (edge and reflect padding would need a scatter of the borders)");
-      return {std::nullopt};
-    }
     const auto& pads = a.attrs.integers("pads");
-    std::vector<std::int64_t> starts, ends, axes;
-    for (std::size_t i = 0; 2 * i + 1 < pads.size(); ++i) {
-      if (pads[2 * i] == 0 && pads[2 * i + 1] == 0) continue;
-      axes.push_back(static_cast<std::int64_t>(i));
-      starts.push_back(pads[2 * i]);
-      ends.push_back(pads[2 * i + 1] == 0 ? std::numeric_limits<std::int64_t>::max() : -pads[2 * i + 1]);
+    const std::string& mode = a.attrs.string("mode");
+    ValueRef x = a.inputs[0], g = a.output_grads[0];
+    if (mode == "constant") {  // the cotangent of the copied block
+      std::vector<std::int64_t> starts, ends, axes;
+      for (std::size_t i = 0; 2 * i + 1 < pads.size(); ++i) {
+        if (pads[2 * i] == 0 && pads[2 * i + 1] == 0) continue;
+        axes.push_back(static_cast<std::int64_t>(i));
+        starts.push_back(pads[2 * i]);
+        ends.push_back(pads[2 * i + 1] == 0 ? std::numeric_limits<std::int64_t>::max() : -pads[2 * i + 1]);
+      }
+      if (axes.empty()) return {g};
+      return {e.op("slice", {g}, {{"starts", starts}, {"ends", ends}, {"axes", axes}})};
     }
-    if (axes.empty()) return {a.output_grads[0]};
-    return {e.op("slice", {a.output_grads[0]}, {{"starts", starts}, {"ends", ends}, {"axes", axes}})};
+    // edge / reflect: each padded axis is a gather with the kernel's source indices, so the
+    // gradient scatters back axis by axis (last first); the border elements accumulate.
+    for (std::size_t d = pads.size() / 2; d-- > 0;) {
+      std::int64_t before = pads[2 * d], after = pads[2 * d + 1];
+      if (before == 0 && after == 0) continue;
+      auto n = static_cast<std::int64_t>(e.type(x).shape[d].extent());  // static: the shape rule requires it
+      std::vector<std::int64_t> idx;
+      for (std::int64_t j = 0; j < before + n + after; ++j) {
+        std::int64_t p = j - before;
+        if (p < 0 || p >= n) p = mode == "edge" ? (p < 0 ? 0 : n - 1) : (p < 0 ? -p : 2 * (n - 1) - p);
+        idx.push_back(p);
+      }
+      std::vector<std::int64_t> partial(pads.begin(), pads.end());  // x padded on the axes before d only
+      for (std::size_t k = d; k < pads.size() / 2; ++k) partial[2 * k] = partial[2 * k + 1] = 0;
+      ValueRef like = e.op("pad", {x}, {{"pads", partial}, {"mode", mode}});
+      g = e.op("scatter_add", {e.op("zeros_like", {like}), index_constant(e, idx), g}, {{"axis", static_cast<std::int64_t>(d)}});
+    }
+    return {g};
   });
 
   // Their values do not depend on the operand's values: no cotangent flows back.
