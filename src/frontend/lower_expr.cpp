@@ -368,19 +368,26 @@ Value Lowerer::index(const ast::IndexExpr& e) {
     }
     Value v = expr(x);
     if (!v.weak || v.weak_float) {
-      if (v.ok()) d_.error("E2090", "slice bounds are integer literals for now").primary(span(x));
+      if (v.ok()) d_.error("E2090", "indices and slice bounds are integer literals for now").primary(span(x));
       return false;
     }
     out = static_cast<std::int64_t>(v.number);
     return true;
   };
   std::int64_t axis = 0;
+  std::vector<std::int64_t> dropped;  // axes indexed by a single position: removed after slicing
   for (const syntax::SyntaxNode& item : e.index_list().items()) {
     auto sl = ast::cast<ast::Slice>(item);
-    if (!sl) {
-      d_.error("E2090", "indexing with a single position is not supported yet: write a slice `a:b`")
-          .primary(Span{src_, item.range().begin, item.range().end});
-      return error_value(at);
+    if (!sl) {  // `x[i]`: the slice i:i+1, then the axis goes
+      std::int64_t i = 0;
+      if (!number(ast::cast<ast::Expr>(item), 0, i)) return error_value(at);
+      starts.push_back(i), ends.push_back(i == -1 ? std::int64_t{1} << 62 : i + 1), steps.push_back(1), axes.push_back(axis);
+      dropped.push_back(axis++);
+      continue;
+    }
+    if (!sl.start() && !sl.stop() && !sl.step()) {  // `:` keeps the whole axis (symbolic extents too)
+      ++axis;
+      continue;
     }
     std::int64_t s0, s1, st;
     if (!number(sl.start(), 0, s0) || !number(sl.stop(), std::int64_t{1} << 62, s1) || !number(sl.step(), 1, st))
@@ -389,7 +396,22 @@ Value Lowerer::index(const ast::IndexExpr& e) {
   }
   const ops::OpDef* op = ops::op_registry().find("slice");
   AttrMap attrs{{"starts", AttrValue(starts)}, {"ends", AttrValue(ends)}, {"axes", AttrValue(axes)}, {"steps", AttrValue(steps)}};
-  return apply_op(*op, {base}, attrs, at, at);
+  if (base.ty.is_tensor() && static_cast<std::size_t>(axis) > base.ty.tensor.rank()) {
+    d_.error("E2102", std::to_string(axis) + " indices for a tensor of rank " + std::to_string(base.ty.tensor.rank()))
+        .primary(span(e.index_list()), "indices").secondary(base.span, "this is " + base.ty.to_string());
+    return error_value(at);
+  }
+  if (axes.empty()) {  // only `:`s: the value itself
+    base.span = at;
+    return base;
+  }
+  Value v = apply_op(*op, {base}, attrs, at, at);
+  if (dropped.empty() || !v.ok() || !v.ty.is_tensor()) return v;
+  Shape kept;
+  for (std::size_t k = 0; k < v.ty.tensor.rank(); ++k)
+    if (std::find(dropped.begin(), dropped.end(), static_cast<std::int64_t>(k)) == dropped.end()) kept.push_back(v.ty.tensor.shape[k]);
+  const ops::OpDef* reshape = ops::op_registry().find("reshape");
+  return apply_op(*reshape, {v}, AttrMap{{"shape", AttrValue(kept)}}, at, at);
 }
 
 Value Lowerer::struct_lit(const ast::StructLit& e) {
