@@ -268,6 +268,13 @@ Value Lowerer::call(const ast::Expr& call_expr) {
     if (auto inner = ast::cast<ast::CallExpr>(e.callee().syntax())) {
       auto ip = ast::cast<ast::PathExpr>(inner.callee().syntax());
       if (ip && ip.name_ref() && ip.name_ref().text() == "value_and_grad" && !lookup("value_and_grad")) return value_and_grad(e, inner);
+      if (ip && ip.name_ref() && ip.name_ref().text() == "grad" && !lookup("grad") && !find_fn("grad")) {
+        Value v = value_and_grad(e, inner);  // grad(f)(args...): the gradient alone
+        if (!v.ok()) return v;
+        v.ty = v.ty.elems.at(1);
+        v.refs.erase(v.refs.begin());  // the loss is one scalar leaf, first
+        return v;
+      }
     }
     auto callee = ast::cast<ast::PathExpr>(e.callee().syntax());
     if (!callee || !callee.name_ref()) {

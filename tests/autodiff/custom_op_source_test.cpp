@@ -71,3 +71,21 @@ TEST(CustomOpSource, AMissingOrMisshapenGradientIsADiagnostic) {
 }
 
 }  // namespace rung
+
+namespace rung {
+
+// grad(f)(args...) is value_and_grad(f)(args...) without the value.
+TEST(GradBuiltin, GivesTheGradientAlone) {
+  DiagnosticSink d;
+  auto p = compile("module g;\ntier debug;\n\nfn loss(x: f32[3]) -> f32 {\n    sum(x * x * 0.5)\n}\n\n"
+                   "fn dloss(x: f32[3]) -> f32[3] {\n    grad(loss)(x)\n}\n", d);
+  ASSERT_TRUE(p) << (d.empty() ? "" : d.all()[0].message);
+  float xs[3] = {1.5f, -2.0f, 0.25f};
+  std::vector<ops::HostTensor> args = {ops::HostTensor::from_f32({3}, xs)};
+  auto out = reference::run_region(p->graph, p->graph.exports().at("dloss"), args, d);
+  ASSERT_TRUE(out);
+  ASSERT_EQ(out->size(), 1u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ((*out)[0].load_f32(i), xs[i]);
+}
+
+}  // namespace rung
