@@ -48,7 +48,7 @@ std::string_view verdict_name(Verdict v) {
   return "?";
 }
 
-std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags) {
+std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags, const runtime::BackendRegistry* registry) {
   if (d == Device::cpu) {
     std::ifstream in("/proc/meminfo");
     std::string line;
@@ -64,8 +64,26 @@ std::optional<std::uint64_t> device_memory(Device d, std::string& source, Diagno
     diags.error("L0004", "cannot read the memory available from /proc/meminfo: pass --budget SIZE");
     return std::nullopt;
   }
-  diags.error("L0004", std::string(device_name(d)) + " reports no memory size to this planner: pass --budget SIZE")
-      .note("the budget is the device memory the run may use, e.g. --budget 2GiB");
+  std::string name(device_name(d)), reason, detail;
+  const runtime::BackendFactory* f = registry ? registry->find(name) : nullptr;
+  if (!f) {
+    reason = "the " + name + " backend is not built into this rung";
+  } else {
+    DiagnosticSink quiet;  // why the backend cannot start goes into a note, not an error of its own
+    auto backend = f->create(ops::Tier::debug, quiet);
+    if (!backend) {
+      reason = "there is no " + name + " device here";
+      if (!quiet.empty()) detail = quiet.all().front().code + ": " + quiet.all().front().message;
+    } else if (auto bytes = backend->device_memory_bytes()) {
+      source = name + " device memory (" + backend->profile().device + ")";
+      return *bytes;
+    } else {
+      reason = "the " + name + " backend reports no memory size for " + backend->profile().device;
+    }
+  }
+  auto& e = diags.error("L0004", "cannot tell how much memory the " + name + " device has: " + reason + "; pass --budget SIZE");
+  if (!detail.empty()) e.note(detail);
+  e.note("the budget is the device memory the run may use, e.g. --budget 2GiB");
   return std::nullopt;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plan/memory_plan.h"
+#include "runtime/backend_registry.h"
 
 namespace rung::plan {
 
@@ -34,9 +35,12 @@ struct Assessment {
   std::vector<PlanSuggestion> suggestions;
 };
 
-// The memory a device offers when no --budget is given; nullopt (with an L0004 error) when
-// the device does not report one.
-std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags);
+// The memory a device offers when no --budget is given: cpu from /proc/meminfo; cuda and
+// webgpu from their backend in `registry` (OpBackend::device_memory_bytes). nullopt with an
+// L0004 error naming the reason otherwise: the backend is not built, there is no device, or
+// it reports no size.
+std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags,
+                                           const runtime::BackendRegistry* registry = nullptr);
 
 Assessment assess(const block::Program& p, const PlanOptions& opts, const MemoryPlan& plan, std::uint64_t budget);
 

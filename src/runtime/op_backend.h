@@ -57,6 +57,10 @@ class OpBackend {
   virtual std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
                                                              const AttrMap& attrs, DiagnosticSink& diags) = 0;
 
+  // The memory the device offers a run (bytes), for the planner's verdicts when no --budget
+  // is given; nullopt when the backend cannot tell.
+  virtual std::optional<std::uint64_t> device_memory_bytes() const { return std::nullopt; }
+
   // A whole region. Default: the reference interpreter's walk with run_op for each node.
   virtual std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                                  std::span<const ops::HostTensor> args,

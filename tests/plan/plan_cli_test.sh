@@ -34,6 +34,13 @@ grep -q 'fix: batch 100000 -> ' <<<"$out" || fail "binding limit: no batch fix"
 out=$("$rung" plan "$src/examples/center.workflow.json" --budget 1GiB --batch 100000 --stream 1000); rc=$?
 [ $rc -eq 0 ] || fail "stream: exit $rc"
 grep -q '^verdict       yellow' <<<"$out" || fail "stream: not yellow"
+# cuda without --budget: the backend's memory, or L0004 saying why not (not built / no device / no size).
+out=$("$rung" plan "$src/examples/digits.rung" --device cuda 2>&1); rc=$?
+if [ $rc -eq 1 ]; then
+  grep -q 'L0004.*\(not built\|there is no cuda device\|reports no memory size\)' <<<"$out" || fail "cuda: L0004 without a reason: $out"
+else
+  grep -q '^budget .*(cuda device memory' <<<"$out" || fail "cuda: exit $rc without the device's memory"
+fi
 # The ExecPlan stored in the .keg: `rung show --rung plan` reads it back with the same hash.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$rung" build "$src/examples/digits.rung" -o "$tmp/d.keg" --plan >/dev/null || fail "build --plan"

@@ -486,6 +486,58 @@ TEST(PlanTiling, ExecutedSplitGivesSameBitsOrRefuses) {
               static_cast<unsigned long long>(mq->peak), static_cast<unsigned long long>(split->peak));
 }
 
+// A device backend for the registry: reports `memory` (or nothing).
+class FakeDevice final : public runtime::OpBackend {
+ public:
+  explicit FakeDevice(std::optional<std::uint64_t> memory) : memory_(memory) {}
+  ops::Backend id() const override { return ops::Backend::cuda; }
+  ops::Tier tier() const override { return ops::Tier::debug; }
+  runtime::DeviceProfile profile() const override { return {"cuda", "Fake GPU", {}}; }
+  std::string kernel_hash(const ops::OpDef&) const override { return {}; }
+  std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef&, std::span<const ops::HostTensor>, const AttrMap&,
+                                                     DiagnosticSink&) override {
+    return std::nullopt;
+  }
+  std::optional<std::uint64_t> device_memory_bytes() const override { return memory_; }
+
+ private:
+  std::optional<std::uint64_t> memory_;
+};
+
+// Without --budget, cuda/webgpu verdicts use the memory the backend reports; when it cannot,
+// L0004 names why: not built, no device, or no size reported.
+TEST(PlanDeviceMemory, AsksTheBackendOrSaysWhyNot) {
+  auto message = [](const runtime::BackendRegistry& reg) {
+    DiagnosticSink d;
+    std::string source;
+    EXPECT_FALSE(device_memory(Device::cuda, source, d, &reg));
+    EXPECT_TRUE(d.contains("L0004"));
+    return d.empty() ? std::string() : d.all()[0].message;
+  };
+  runtime::BackendRegistry none;
+  EXPECT_NE(message(none).find("not built"), std::string::npos) << message(none);
+  runtime::BackendRegistry absent;
+  absent.add({"cuda", "test", [](ops::Tier, DiagnosticSink& d) -> std::unique_ptr<runtime::OpBackend> {
+                d.error("U0001", "no CUDA device");
+                return nullptr;
+              }});
+  EXPECT_NE(message(absent).find("there is no cuda device"), std::string::npos) << message(absent);
+  runtime::BackendRegistry silent;
+  silent.add({"cuda", "test", [](ops::Tier, DiagnosticSink&) -> std::unique_ptr<runtime::OpBackend> {
+                return std::make_unique<FakeDevice>(std::nullopt);
+              }});
+  EXPECT_NE(message(silent).find("reports no memory size for Fake GPU"), std::string::npos) << message(silent);
+  runtime::BackendRegistry reporting;
+  reporting.add({"cuda", "test", [](ops::Tier, DiagnosticSink&) -> std::unique_ptr<runtime::OpBackend> {
+                   return std::make_unique<FakeDevice>(8ull << 30);
+                 }});
+  DiagnosticSink d;
+  std::string source;
+  EXPECT_EQ(device_memory(Device::cuda, source, d, &reporting), 8ull << 30);
+  EXPECT_EQ(source, "cuda device memory (Fake GPU)");
+  EXPECT_TRUE(d.empty());
+}
+
 TEST(PlanErrors, MalformedInputsAreDiagnosed) {
   block::Program p = tiny_program();
   DiagnosticSink d;

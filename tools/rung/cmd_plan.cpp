@@ -11,6 +11,7 @@
 #include "plan/tiling.h"
 #include "plan/verdict.h"
 #include "program_loader.h"
+#include "runtime/backend_registry.h"
 
 namespace rung::cli {
 namespace {
@@ -62,7 +63,7 @@ int run_plan(const PlanArgs& a, const GlobalOptions& global) {
 
   auto program = load_program(a.file, a.load, sources, diags);
   if (!program) return report(diags, sources, global);
-  if (!budget) budget = plan::device_memory(o.device, budget_source, diags);
+  if (!budget) budget = plan::device_memory(o.device, budget_source, diags, &runtime::backend_registry());
   if (!budget) return report(diags, sources, global);
   auto mp = plan::plan_program(*program, o, diags);
   if (!mp) return report(diags, sources, global);
