@@ -8,6 +8,7 @@
 // intermediates (docs/passes.md, "Elementwise fusion"). Values with several uses stay
 // outside (as region inputs): fusion never recomputes anything.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -119,7 +120,16 @@ class FusePass final : public Pass {
   }
   Graph run(const Graph& in, PassContext&) override {
     const Plan& plan = plan_for(in);
+    // <k> continues after the fused regions a parent already has (a later iteration of the
+    // pipeline may fuse more), so names stay unique per parent.
     std::map<std::string, int, std::less<>> counter;
+    for (RegionId r : in.reachable_regions()) {
+      const std::string& name = in.region(r).name;
+      auto at = name.rfind(".fused.");
+      if (at == std::string::npos) continue;
+      int& next = counter[name.substr(0, at)];
+      next = std::max(next, std::atoi(name.c_str() + at + 7) + 1);
+    }
     RebuildHooks hooks;
     hooks.rewrite_node = [&](GraphBuilder& b, NodeId id, const Node& node, const std::vector<ValueRef>& inputs,
                              std::string_view region, const std::function<ValueRef(ValueRef)>& map_old)
