@@ -23,7 +23,7 @@ template <typename T> std::vector<GemmArgs<T>> split(const GemmArgs<T>& g, std::
   // Rows first: each block then packs only its own rows of A (B's packing is a memcpy);
   // columns when there are too few rows to go round.
   bool by_cols = g.M < 2 * 12 * parts && g.N >= 2 * nr;
-  std::uint64_t extent = by_cols ? g.N : g.M, unit = by_cols ? nr : 12;
+  std::uint64_t extent = by_cols ? g.N : g.M, unit = by_cols ? nr : 12;  // 12: the AVX-512 tile's rows
   std::uint64_t units = (extent + unit - 1) / unit;
   parts = std::max<std::uint64_t>(1, std::min(parts, units));
   for (std::uint64_t p = 0; p < parts; ++p) {

@@ -47,7 +47,6 @@ Plan plan_for(const Extents& in, const std::vector<std::size_t>& axes) {
   for (std::size_t i = 0; i < axes.size(); ++i) trailing = trailing && axes[i] == in.size() - axes.size() + i;
   p.n = 1;
   for (auto a : axes) p.n *= in[a];
-  std::uint64_t total = ops::element_count(in);
   p.trailing = trailing;
   if (trailing) {
     p.outputs = 1;
@@ -56,7 +55,6 @@ Plan plan_for(const Extents& in, const std::vector<std::size_t>& axes) {
     p.layout = ops::reduce_layout(in, axes);
     p.outputs = p.layout.out_base.size();
   }
-  (void)total;
   return p;
 }
 
