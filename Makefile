@@ -46,3 +46,9 @@ fuzz-syntax: setup
 	@cmake --build build-fuzz --target syntax_fuzz -j $(JOBS)
 	@mkdir -p build-fuzz/corpus-syntax && cp -n examples/*.rung tests/syntax/cases/*.rung build-fuzz/corpus-syntax/ 2>/dev/null || true
 	build-fuzz/tests/fuzz/syntax_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-syntax
+
+# Cross-architecture check (scripts/test-arm64.sh): an aarch64 build under qemu-user must give
+# the x86-64 build's bits on the conformance suite and a debug-tier example.
+.PHONY: test-arm64
+test-arm64: build
+	@scripts/test-arm64.sh $(BUILD) build-arm64

@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "backends/reference/memory_meter.h"
+#include "conformance/run_session.h"
 #include "plan/memory_plan.h"
 #include "plan/size.h"
 #include "plan/split_policy.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   std::vector<std::string> args;
   std::vector<std::string> data_dirs;
   bool json = false;
+  std::string receipts = "conform";  // require | conform | ignore (conformance/exec_policy.h)
 };
 
 int run(const RunArgs& a, const GlobalOptions& global) {
@@ -102,9 +104,13 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       return report(diags, sources, global);
     }
   }
-  auto backend = runtime::as_compute_backend(*op_backend);
+  // The policy checks receipts and decides each region's placement; the record keeps both.
+  conformance::Store store;
+  auto session = conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags);
+  if (!session) return report(diags, sources, global);
+  runtime::ComputeBackend* backend = &session->backend();
   runtime::ExecOptions eo;
-  eo.backend = backend.get();
+  eo.backend = backend;
   eo.base_dir = std::filesystem::path(a.file).parent_path().string();
   // Data files the program reads by a relative path: next to the program, else in the
   // --data-dir folders, else in those of RUNG_DATA_PATH (':'-separated).
@@ -168,6 +174,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     mem_line += " (no plan: " + plan_diags.all().front().code + " " + plan_diags.all().front().message + ")";
   }
 
+  std::vector<std::string> output_names;
+  for (std::size_t i = 0; i < outputs->size(); ++i) output_names.push_back(fn->slots[fn->results[i]].name);
+  auto record = session->close({a.file, entry, a.load.tier, a.load.tolerance, a.backend, a.args}, *program, *outputs, output_names, diags);
+  std::string record_id = record ? record->hex() : "";
   nlohmann::json jout = nlohmann::json::array();
   std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
   if (!a.json) {
@@ -198,9 +208,11 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       std::printf("output %zu     %s: %s  sha3 %s%s\n", i, name.c_str(), t.type().to_string().c_str(), h.c_str(),
                   path.empty() ? "" : ("  -> " + path).c_str());
   }
+  if (!a.json && record) std::printf("record       %s\n", record_id.c_str());
   if (a.json) {
     nlohmann::json j{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
-                     {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem}};
+                     {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem},
+                     {"record", record_id}, {"record_details", session->record().to_json()}};
     if (!repro.empty()) j["reproducibility"] = repro;
     std::cout << j.dump(2) << "\n";
   }
@@ -226,6 +238,9 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                sub.add_option("--stream", a->stream, "run computations on more rows in chunks of ROWS (row-local regions; the plan says which)");
                sub.add_option("--binding-limit", a->binding_limit, "split dispatches binding more than SIZE, as the plan does (L0010 if one cannot be)");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
+               sub.add_option("--receipts", a->receipts,
+                              "kernels without a conformance receipt for this device: require (refuse), conform (check now), ignore (run unverified)")
+                   ->check(CLI::IsMember({"require", "conform", "ignore"}))->capture_default_str();
                return [a, &global] { return run(*a, global); };
              });
 

@@ -1,0 +1,88 @@
+// The execution policy: before a run, whether each kernel the program needs has a receipt
+// for this device profile (re-conform it, refuse, or run unverified, per ReceiptMode); during
+// the run, where each region executes, given the backends available, a load threshold
+// (small regions stay on the host, where a device's launch and transfer cost dominates) and
+// the device's memory budget. Every decision carries its reason and lands in the run
+// record: a placement is visible, never silent.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conformance/harness.h"
+#include "conformance/store.h"
+#include "runtime/interpreter.h"
+#include "runtime/op_backend.h"
+
+namespace rung::conformance {
+
+enum class ReceiptMode { require, conform, ignore };
+std::string_view receipt_mode_name(ReceiptMode m);
+std::optional<ReceiptMode> receipt_mode_from_name(std::string_view s);
+
+struct ReceiptUse {
+  std::string op;
+  std::string status;   // "oracle" | "receipt" | "conformed" | "unverified"
+  std::string receipt;  // hex id when there is one
+};
+
+// Checks receipts for `ops` on `backend` (the reference is the oracle: it needs none).
+// require: a missing receipt is an error (Q0010); conform: the op is conformed now and its
+// receipt minted (Q0011 if it fails); ignore: the op runs, recorded as unverified.
+std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const ops::OpDef*>& ops, runtime::OpBackend& backend,
+                                                      ReceiptMode mode, const Store& store, const ConformOptions& conform,
+                                                      DiagnosticSink& diags);
+
+struct PolicyConfig {
+  std::uint64_t min_device_elems = 1 << 12;  // regions with fewer input elements stay on the host
+  std::uint64_t memory_budget = 0;           // bytes per region on a device; 0: the device's memory
+};
+
+struct PolicyDecision {
+  std::string scope;    // "region train.step (3a5f...)"
+  std::string backend;
+  std::string reason;
+  std::uint64_t times = 1;  // how many executions this decision covered
+};
+
+// A backend the policy may choose.
+struct Placement {
+  std::string name;
+  runtime::OpBackend* backend = nullptr;
+  bool is_device = false;            // cuda/webgpu: separate memory, launch cost
+  std::uint64_t memory_bytes = 0;    // device memory (0: unknown)
+};
+bool is_device_backend(std::string_view name);
+
+// Where one region runs: `requested` unless a device backend would get a region below the
+// load threshold or above the memory budget and a host backend is available; a region no
+// candidate can hold is refused (nullopt, Q0012).
+std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64_t input_elems, std::uint64_t input_bytes,
+                                           const Placement& requested, const Placement* host, const PolicyConfig& cfg,
+                                           DiagnosticSink& diags);
+
+// The ComputeBackend a run uses: asks place_region for every region it executes and keeps
+// the decisions (one entry per region and choice, with a count).
+class PolicyComputeBackend final : public runtime::ComputeBackend {
+ public:
+  PolicyComputeBackend(Placement requested, std::optional<Placement> host, PolicyConfig cfg);
+  std::string_view name() const override { return requested_.name; }
+  std::optional<std::vector<ops::HostTensor>> run(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
+                                                  DiagnosticSink& diags) override;
+  const std::vector<PolicyDecision>& decisions() const { return decisions_; }
+
+ private:
+  Placement requested_;
+  std::optional<Placement> host_;
+  PolicyConfig cfg_;
+  std::map<std::string, std::unique_ptr<runtime::ComputeBackend>> adapters_;
+  std::vector<PolicyDecision> decisions_;
+};
+
+// The registry ops a program's graph uses, sorted by name.
+std::vector<const ops::OpDef*> ops_used(const Graph& g);
+
+}  // namespace rung::conformance

@@ -1,0 +1,146 @@
+#include "conformance/harness.h"
+
+#include <algorithm>
+
+#include "conformance/case_gen.h"
+#include "ops/compare.h"
+#include "runtime/tensor_hash.h"
+
+namespace rung::conformance {
+
+std::string_view row_verdict_name(RowVerdict v) {
+  switch (v) {
+    case RowVerdict::pass: return "pass";
+    case RowVerdict::fail: return "FAIL";
+    case RowVerdict::missing: return "MISSING";
+  }
+  return "?";
+}
+
+bool OpReport::pass() const {
+  return !rows.empty() && std::all_of(rows.begin(), rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::pass; });
+}
+
+std::size_t OpReport::cases() const {
+  std::size_t n = 0;
+  for (const auto& r : rows) n += r.cases;
+  return n;
+}
+
+nlohmann::json OpReport::to_json() const {
+  nlohmann::json jrows = nlohmann::json::array();
+  for (const auto& r : rows)
+    jrows.push_back({{"dtype", r.dtype}, {"verdict", row_verdict_name(r.verdict)}, {"cases", r.cases},
+                     {"elements", r.elements}, {"differing_elements", r.differing}, {"nan_payload_differences", r.nan_payload},
+                     {"max_ulp", r.max_ulp}, {"failure", r.failure}});
+  return {{"op", op}, {"backend", backend}, {"tier", ops::tier_name(tier)}, {"class", ops::tol_class_name(cls)},
+          {"thresholds_f32", thresholds}, {"kernel_hash", kernel_hash}, {"outputs_digest", outputs_digest.hex()}, {"pass", pass()}, {"rows", jrows}};
+}
+
+bool claims_kernel(const runtime::OpBackend& backend, const ops::OpDef& op, std::optional<DType> dtype) {
+  if (dtype) return backend.kernel(op, *dtype) != nullptr;
+  // No type variable (iota, random_*): the registry entry's dtype set is empty by
+  // construction, so either the backend answers for some result dtype or its entry exists.
+  for (std::uint8_t code = 1; code <= kDTypeMaxCode; ++code)
+    if (auto t = dtype_from_code(code); t && backend.kernel(op, *t)) return true;
+  return ops::op_registry().kernel(op.id, backend.id()) != nullptr;
+}
+
+namespace {
+
+bool is_nan_bits(const ops::HostTensor& t, std::uint64_t i) {
+  if (!dtype_info(t.dtype()).is_float) return false;
+  double v = t.load_f64(i);
+  return v != v;
+}
+
+// Elements whose stored bytes differ; for bit-exact classes any such element fails.
+void count_bit_differences(const ops::HostTensor& a, const ops::HostTensor& r, RowResult& row, std::uint64_t& differing,
+                           std::uint64_t& payload) {
+  differing = payload = 0;
+  if (a.dtype() != r.dtype() || a.shape() != r.shape()) return;
+  const DTypeInfo& info = dtype_info(a.dtype());
+  std::uint64_t width = info.block_bytes, units = a.bytes().size() / std::max<std::uint64_t>(width, 1);
+  for (std::uint64_t u = 0; u < units; ++u) {
+    if (std::equal(a.bytes().begin() + u * width, a.bytes().begin() + (u + 1) * width, r.bytes().begin() + u * width)) continue;
+    ++differing;
+    if (!info.is_quantized && is_nan_bits(a, u) && is_nan_bits(r, u)) ++payload;
+  }
+  row.differing += differing;
+  row.nan_payload += payload;
+}
+
+}  // namespace
+
+OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const ConformOptions& o) {
+  OpReport rep;
+  rep.op = op.name;
+  rep.backend = std::string(ops::backend_name(backend.id()));
+  rep.tier = o.tier;
+  rep.cls = op.tolerance.in(o.tier);
+  rep.thresholds = ops::resolve_tolerance(rep.cls, o.tier, DType::f32).to_string();
+  rep.kernel_hash = backend.kernel_hash(op);
+
+  std::vector<std::optional<DType>> dtypes;
+  for (DType t : row_dtypes(op)) dtypes.push_back(t);
+  if (dtypes.empty()) dtypes.push_back(std::nullopt);
+
+  Sha3_256 digest;
+  for (const auto& dt : dtypes) {
+    RowResult row;
+    row.dtype = dt ? std::string(dtype_name(*dt)) : "-";
+    if (!claims_kernel(backend, op, dt)) {
+      row.verdict = RowVerdict::missing;
+      row.failure = "backend `" + rep.backend + "` has no kernel for `" + op.name + "`" + (dt ? " on " + row.dtype : "");
+      rep.rows.push_back(std::move(row));
+      continue;
+    }
+    auto fail = [&](std::string msg) {
+      if (row.verdict == RowVerdict::pass) row.failure = std::move(msg);
+      row.verdict = RowVerdict::fail;
+    };
+    for (std::size_t i = 0; i < o.cases; ++i) {
+      CaseRequest req{o.seed, i, dt, o.tier, o.max_elems};
+      std::string why;
+      auto c = generate_case(op, req, why);
+      if (!c) {
+        fail("case " + std::to_string(i) + ": the generator could not build a case the reference accepts (" + why + ")");
+        break;
+      }
+      ++row.cases;
+      DiagnosticSink diags;
+      auto got = backend.run_op(op, c->inputs, c->attrs, diags);
+      std::string where = "case " + std::to_string(i) + " " + c->describe();
+      if (!got) {
+        fail(where + ": the backend refused it: " + (diags.all().empty() ? std::string("no diagnostic") : diags.all().front().code + " " + diags.all().front().message));
+        continue;
+      }
+      if (got->size() != c->expected.size()) {
+        fail(where + ": " + std::to_string(got->size()) + " outputs, the reference gives " + std::to_string(c->expected.size()));
+        continue;
+      }
+      for (std::size_t k = 0; k < got->size(); ++k) {
+        const auto& a = (*got)[k];
+        const auto& r = c->expected[k];
+        digest.update(tensor_hash(a).bytes);
+        ops::Verdict v = ops::compare(a, r, rep.cls, o.tier);
+        row.elements += v.count;
+        row.max_ulp = std::max(row.max_ulp, v.max_ulp);
+        std::uint64_t differing = 0, payload = 0;
+        count_bit_differences(a, r, row, differing, payload);
+        std::string out = got->size() > 1 ? " output " + std::to_string(k) : "";
+        if (!v.pass) {
+          fail(where + out + ": " + v.summary());
+        } else if (v.thresholds.bitwise && differing > 0) {
+          fail(where + out + ": " + std::to_string(differing) + " element(s) differ in their bits" +
+               (payload ? " (" + std::to_string(payload) + " NaN(s) with a non-canonical payload or sign)" : ""));
+        }
+      }
+    }
+    rep.rows.push_back(std::move(row));
+  }
+  rep.outputs_digest = digest.finish();
+  return rep;
+}
+
+}  // namespace rung::conformance

@@ -1,0 +1,215 @@
+#include "conformance/run_record.h"
+
+#include <cstdio>
+
+#include "base/canonical.h"
+#include "conformance/codec.h"
+
+namespace rung::conformance {
+
+namespace {
+constexpr std::string_view kMagic = "rung.run_record.v1";
+constexpr std::string_view kTensorMagic = "rung.tensor.v1";
+constexpr std::uint64_t kMaxItems = 1 << 16;
+}  // namespace
+
+void set_reproducibility(RunRecord& r) {
+  r.replayable = r.tier == "debug" || r.tolerance == "exact";
+  r.convergence_class = r.replayable ? "" : (r.tolerance.empty() ? "default" : r.tolerance);
+}
+
+std::vector<std::uint8_t> RunRecord::encode() const {
+  CanonicalWriter w;
+  w.str(kMagic);
+  w.str(date);
+  w.str(program_path);
+  w.hash(program_hash);
+  w.str(entry);
+  w.str(tier_option);
+  w.str(tolerance_option);
+  w.u64(args.size());
+  for (const auto& a : args) {
+    w.str(a.name);
+    w.str(a.path);
+    w.hash(a.file_hash);
+    w.hash(a.tensor_hash);
+  }
+  w.hash(fingerprint);
+  w.hash(blockir);
+  w.boolean(execplan.has_value());
+  if (execplan) w.hash(*execplan);
+  w.str(tier);
+  w.str(tolerance);
+  w.str(backend);
+  write_profile(w, profile);
+  w.str(receipt_mode);
+  w.u64(receipts.size());
+  for (const auto& u : receipts) {
+    w.str(u.op);
+    w.str(u.status);
+    w.str(u.receipt);
+  }
+  w.u64(decisions.size());
+  for (const auto& d : decisions) {
+    w.str(d.scope);
+    w.str(d.backend);
+    w.str(d.reason);
+    w.u64(d.times);
+  }
+  w.u64(outputs.size());
+  for (const auto& o : outputs) {
+    w.str(o.name);
+    w.str(o.type);
+    w.hash(o.tensor_hash);
+    w.boolean(o.stored.has_value());
+    if (o.stored) w.hash(*o.stored);
+  }
+  w.boolean(replayable);
+  w.str(convergence_class);
+  return w.take();
+}
+
+std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, std::string& error) {
+  ByteReader r(bytes);
+  RunRecord x;
+  auto bad = [&](std::string what) {
+    error = what + " at byte " + std::to_string(r.file_offset());
+    return std::nullopt;
+  };
+  std::string magic;
+  std::uint64_t n;
+  std::uint8_t flag;
+  if (!read_str(r, magic) || magic != kMagic) return bad("not a run record (" + std::string(kMagic) + " expected)");
+  if (!read_str(r, x.date) || !read_str(r, x.program_path) || !r.hash(x.program_hash) || !read_str(r, x.entry) ||
+      !read_str(r, x.tier_option) || !read_str(r, x.tolerance_option))
+    return bad("truncated header");
+  if (!r.u64(n) || n > kMaxItems) return bad("bad argument count");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    RecordedArg a;
+    if (!read_str(r, a.name) || !read_str(r, a.path) || !r.hash(a.file_hash) || !r.hash(a.tensor_hash)) return bad("truncated argument");
+    x.args.push_back(std::move(a));
+  }
+  if (!r.hash(x.fingerprint) || !r.hash(x.blockir) || !r.u8(flag) || flag > 1) return bad("truncated hashes");
+  if (flag) {
+    Hash256 h;
+    if (!r.hash(h)) return bad("truncated execplan hash");
+    x.execplan = h;
+  }
+  if (!read_str(r, x.tier) || !read_str(r, x.tolerance) || !read_str(r, x.backend) || !read_profile(r, x.profile) ||
+      !read_str(r, x.receipt_mode))
+    return bad("truncated backend section");
+  if (!r.u64(n) || n > kMaxItems) return bad("bad receipt count");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    ReceiptUse u;
+    if (!read_str(r, u.op) || !read_str(r, u.status) || !read_str(r, u.receipt)) return bad("truncated receipt entry");
+    x.receipts.push_back(std::move(u));
+  }
+  if (!r.u64(n) || n > kMaxItems) return bad("bad decision count");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    PolicyDecision d;
+    if (!read_str(r, d.scope) || !read_str(r, d.backend) || !read_str(r, d.reason) || !r.u64(d.times)) return bad("truncated decision");
+    x.decisions.push_back(std::move(d));
+  }
+  if (!r.u64(n) || n > kMaxItems) return bad("bad output count");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    RecordedOutput o;
+    if (!read_str(r, o.name) || !read_str(r, o.type) || !r.hash(o.tensor_hash) || !r.u8(flag) || flag > 1) return bad("truncated output");
+    if (flag) {
+      Hash256 h;
+      if (!r.hash(h)) return bad("truncated output");
+      o.stored = h;
+    }
+    x.outputs.push_back(std::move(o));
+  }
+  if (!r.u8(flag) || flag > 1 || !read_str(r, x.convergence_class)) return bad("truncated trailer");
+  x.replayable = flag == 1;
+  if (!r.at_end()) return bad("trailing bytes");
+  return x;
+}
+
+nlohmann::json RunRecord::to_json() const {
+  nlohmann::json jargs = nlohmann::json::array(), jouts = nlohmann::json::array(), jrec = nlohmann::json::array(),
+                 jdec = nlohmann::json::array();
+  for (const auto& a : args)
+    jargs.push_back({{"name", a.name}, {"path", a.path}, {"file_sha3", a.file_hash.hex()}, {"tensor_sha3", a.tensor_hash.hex()}});
+  for (const auto& o : outputs) {
+    nlohmann::json j{{"name", o.name}, {"type", o.type}, {"sha3_256", o.tensor_hash.hex()}};
+    if (o.stored) j["stored"] = o.stored->hex();
+    jouts.push_back(j);
+  }
+  for (const auto& u : receipts) jrec.push_back({{"op", u.op}, {"status", u.status}, {"receipt", u.receipt}});
+  for (const auto& d : decisions) jdec.push_back({{"scope", d.scope}, {"backend", d.backend}, {"reason", d.reason}, {"times", d.times}});
+  return {{"id", id().hex()}, {"date", date}, {"program", {{"path", program_path}, {"sha3", program_hash.hex()}}},
+          {"entry", entry}, {"args", jargs}, {"fingerprint", fingerprint.hex()}, {"blockir", blockir.hex()},
+          {"execplan", execplan ? nlohmann::json(execplan->hex()) : nlohmann::json(nullptr)},
+          {"tier", tier}, {"tolerance", tolerance}, {"backend", backend}, {"device", profile.to_string()},
+          {"device_profile_hash", profile.hash().hex()}, {"receipt_mode", receipt_mode}, {"receipts", jrec},
+          {"decisions", jdec}, {"outputs", jouts},
+          {"reproducibility", replayable ? "replayable" : "convergent"}, {"convergence_class", convergence_class}};
+}
+
+std::string RunRecord::to_text() const {
+  std::string s;
+  auto line = [&](const std::string& k, const std::string& v) { s += k + std::string(k.size() < 12 ? 12 - k.size() : 1, ' ') + v + "\n"; };
+  line("record", id().hex());
+  line("date", date);
+  line("program", program_path + "  sha3 " + program_hash.hex());
+  line("entry", entry);
+  for (const auto& a : args) line("arg", a.name + " = " + a.path + "  file sha3 " + a.file_hash.short_hex(16) + "  tensor sha3 " + a.tensor_hash.short_hex(16));
+  line("fingerprint", fingerprint.hex());
+  line("blockir", blockir.hex());
+  line("execplan", execplan ? execplan->hex() : "absent (no ExecPlan in this build)");
+  line("tier", tier + (tolerance.empty() ? "" : " (tolerance " + tolerance + ")"));
+  line("backend", backend);
+  line("device", profile.to_string() + "  profile " + profile.hash().short_hex(16));
+  line("receipts", receipt_mode);
+  for (const auto& u : receipts) line("  " + u.op, u.status + (u.receipt.empty() ? "" : " " + u.receipt.substr(0, 16)));
+  for (const auto& d : decisions) line("decision", d.scope + " -> " + d.backend + " (" + d.reason + ")" + (d.times > 1 ? " x" + std::to_string(d.times) : ""));
+  for (const auto& o : outputs) line("output", o.name + ": " + o.type + "  sha3 " + o.tensor_hash.hex());
+  line("replay", replayable ? "replayable (bit for bit)" : "convergent (class " + convergence_class + ")");
+  return s;
+}
+
+std::vector<std::uint8_t> encode_tensor(const ops::HostTensor& t) {
+  CanonicalWriter w;
+  w.str(kTensorMagic);
+  w.u8(static_cast<std::uint8_t>(t.dtype()));
+  w.u32(static_cast<std::uint32_t>(t.rank()));
+  for (auto d : t.shape()) w.u64(d);
+  w.bytes(t.bytes());
+  return w.take();
+}
+
+std::optional<ops::HostTensor> decode_tensor(std::span<const std::uint8_t> bytes, std::string& error) {
+  ByteReader r(bytes);
+  std::string magic;
+  std::uint8_t code;
+  std::uint32_t rank;
+  if (!read_str(r, magic) || magic != kTensorMagic || !r.u8(code) || !r.u32(rank) || rank > 64) return error = "not a stored tensor", std::nullopt;
+  auto dt = dtype_from_code(code);
+  if (!dt) return error = "unknown dtype code " + std::to_string(code), std::nullopt;
+  ops::Extents e(rank);
+  for (auto& d : e)
+    if (!r.u64(d)) return error = "truncated extents", std::nullopt;
+  std::uint64_t n;
+  std::span<const std::uint8_t> b;
+  auto want = ops::HostTensor::checked_bytes(*dt, e);
+  if (!r.u64(n) || !want || n != *want || !r.take(n, b) || !r.at_end()) return error = "size does not match its shape", std::nullopt;
+  return ops::HostTensor(*dt, e, std::vector<std::uint8_t>(b.begin(), b.end()));
+}
+
+std::optional<std::pair<Hash256, RunRecord>> load_record(const Store& store, std::string_view prefix, DiagnosticSink& diags) {
+  auto id = store.resolve("records", prefix, diags);
+  if (!id) return std::nullopt;
+  auto bytes = store.get("records", *id, diags);
+  if (!bytes) return std::nullopt;
+  std::string err;
+  auto rec = RunRecord::decode(*bytes, err);
+  if (!rec) {
+    diags.error("Q0008", "record " + id->short_hex() + " is damaged: " + err).note(store.path("records", *id));
+    return std::nullopt;
+  }
+  return std::make_pair(*id, std::move(*rec));
+}
+
+}  // namespace rung::conformance

@@ -1,0 +1,116 @@
+#include "conformance/run_session.h"
+
+#include <filesystem>
+
+#include "base/file_io.h"
+#include "conformance/codec.h"
+#include "runtime/backend_registry.h"
+#include "runtime/device_probe.h"
+#include "runtime/tensor_hash.h"
+
+namespace rung::conformance {
+
+namespace fs = std::filesystem;
+
+LastRun& last_run() {
+  static LastRun r;
+  return r;
+}
+
+std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
+                                             const Store& store, DiagnosticSink& diags, PolicyConfig cfg) {
+  std::unique_ptr<RunSession> s(new RunSession);
+  s->backend_ = &backend;
+  s->mode_ = mode;
+  s->store_ = &store;
+  auto uses = check_receipts(ops_used(program.graph), backend, mode, store, ConformOptions{}, diags);
+  if (!uses) return nullptr;
+  s->receipts_ = std::move(*uses);
+  std::string name(ops::backend_name(backend.id()));
+  Placement requested{name, &backend, is_device_backend(name), 0};
+  if (requested.is_device) {
+    for (const auto& d : runtime::device_registry().probe_all())
+      if (d.kind == name) requested.memory_bytes = d.memory_bytes;
+  }
+  std::optional<Placement> host;
+  if (requested.is_device) {
+    // The host backend a device run may hand small or oversized regions to: cpu, else the reference.
+    DiagnosticSink quiet;
+    for (const char* h : {"cpu", "reference"}) {
+      if (!runtime::backend_registry().find(h)) continue;
+      s->host_ = runtime::backend_registry().create(h, backend.tier(), quiet);
+      if (s->host_) {
+        host = Placement{h, s->host_.get(), false, 0};
+        break;
+      }
+    }
+  }
+  s->policy_ = std::make_unique<PolicyComputeBackend>(requested, host, cfg);
+  return s;
+}
+
+static Hash256 file_hash(const std::string& path, DiagnosticSink& diags) {
+  auto data = read_file(path, diags);
+  return data ? sha3_256(*data) : Hash256{};
+}
+
+std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::Program& program, std::span<const ops::HostTensor> outputs,
+                                         const std::vector<std::string>& output_names, DiagnosticSink& diags) {
+  RunRecord& r = record_;
+  DiagnosticSink io;
+  r.date = utc_now();
+  std::error_code ec;
+  r.program_path = fs::absolute(inv.file, ec).lexically_normal().string();
+  r.program_hash = file_hash(inv.file, io);
+  r.entry = inv.entry;
+  r.tier_option = inv.tier_option;
+  r.tolerance_option = inv.tolerance_option;
+  for (const auto& spec : inv.arg_specs) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) continue;
+    RecordedArg a;
+    a.name = spec.substr(0, eq);
+    std::string p = spec.substr(eq + 1);
+    a.path = fs::absolute(p, ec).lexically_normal().string();
+    a.file_hash = file_hash(p, io);
+    r.args.push_back(std::move(a));
+  }
+  r.fingerprint = program.graph.fingerprint();
+  r.blockir = program.hash();
+  r.tier = program.determinism.tier;
+  r.tolerance = program.determinism.tolerance;
+  r.backend = std::string(ops::backend_name(backend_->id()));
+  r.profile = backend_->profile();
+  r.receipt_mode = std::string(receipt_mode_name(mode_));
+  r.receipts = receipts_;
+  r.decisions = policy_->decisions();
+  set_reproducibility(r);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    RecordedOutput o;
+    o.name = i < output_names.size() ? output_names[i] : "out" + std::to_string(i);
+    o.type = outputs[i].type().to_string();
+    o.tensor_hash = tensor_hash(outputs[i]);
+    if (!r.replayable) {
+      DiagnosticSink put;
+      o.stored = store_->put("tensors", encode_tensor(outputs[i]), put);
+      for (const auto& d : put.all()) io.error(d.code, d.message);
+    }
+    r.outputs.push_back(std::move(o));
+  }
+  LastRun& last = last_run();
+  last.record = r;
+  last.outputs.assign(outputs.begin(), outputs.end());
+  last.done = true;
+  last.id.reset();
+  std::optional<Hash256> id;
+  if (!io.has_errors()) id = store_->put("records", r.encode(), io);
+  if (!id) {
+    auto& d = diags.warning("Q0009", "the run record could not be written to the store '" + store_->root() + "'");
+    for (const auto& x : io.all()) d.note(x.message);
+    return std::nullopt;
+  }
+  last.id = id;
+  return id;
+}
+
+}  // namespace rung::conformance

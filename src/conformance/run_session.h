@@ -1,0 +1,58 @@
+// One `rung run` under the policy: `open` checks receipts for the ops the program uses
+// (per ReceiptMode) and wraps the backend so each region's placement is decided and kept;
+// `close` writes the run record (program and argument files hashed, outputs hashed, and for
+// convergent runs the outputs themselves) to the store.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "conformance/exec_policy.h"
+#include "conformance/run_record.h"
+#include "ir/block/block.h"
+
+namespace rung::conformance {
+
+struct RunInvocation {
+  std::string file, entry, tier_option, tolerance_option, backend;
+  std::vector<std::string> arg_specs;  // NAME=PATH as given
+};
+
+class RunSession {
+ public:
+  // Null (with diagnostics) when the policy refuses the run.
+  static std::unique_ptr<RunSession> open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
+                                          const Store& store, DiagnosticSink& diags, PolicyConfig cfg = {});
+  runtime::ComputeBackend& backend() { return *policy_; }
+  const std::vector<ReceiptUse>& receipts() const { return receipts_; }
+
+  // Builds and stores the record; nullopt (a warning, Q0009) when the store cannot be written.
+  std::optional<Hash256> close(const RunInvocation& inv, const block::Program& program, std::span<const ops::HostTensor> outputs,
+                               const std::vector<std::string>& output_names, DiagnosticSink& diags);
+  const RunRecord& record() const { return record_; }
+
+ private:
+  RunSession() = default;
+  runtime::OpBackend* backend_ = nullptr;
+  ReceiptMode mode_ = ReceiptMode::conform;
+  const Store* store_ = nullptr;
+  std::vector<ReceiptUse> receipts_;
+  std::unique_ptr<runtime::OpBackend> host_;
+  std::unique_ptr<PolicyComputeBackend> policy_;
+  RunRecord record_;
+};
+
+// What the last session of this process recorded, with its outputs (`rung replay` runs the
+// recorded command in-process and reads this).
+struct LastRun {
+  std::optional<Hash256> id;
+  RunRecord record;
+  std::vector<ops::HostTensor> outputs;
+  bool done = false;
+};
+LastRun& last_run();
+
+}  // namespace rung::conformance

@@ -1,0 +1,89 @@
+#include "conformance/suite.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace rung::conformance {
+
+std::size_t SuiteResult::passed() const {
+  return static_cast<std::size_t>(std::count_if(reports.begin(), reports.end(), [](const OpReport& r) { return r.pass(); }));
+}
+
+static bool has_missing(const OpReport& r) {
+  return std::any_of(r.rows.begin(), r.rows.end(), [](const RowResult& x) { return x.verdict == RowVerdict::missing; });
+}
+
+std::size_t SuiteResult::missing() const {
+  return static_cast<std::size_t>(std::count_if(reports.begin(), reports.end(), has_missing));
+}
+
+Hash256 SuiteResult::outputs_digest() const {
+  Sha3_256 h;
+  for (const auto& r : reports) h.update(r.outputs_digest.bytes);
+  return h.finish();
+}
+
+std::size_t SuiteResult::failed() const { return reports.size() - passed() - missing(); }
+
+SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const ops::OpDef*>& ops_in, const ConformOptions& options,
+                          const Store* store, DiagnosticSink& diags) {
+  SuiteResult s;
+  s.profile = backend.profile();
+  std::vector<const ops::OpDef*> ops = ops_in.empty() ? ops::op_registry().all() : ops_in;
+  for (const ops::OpDef* op : ops) {
+    OpReport rep = conform_op(*op, backend, options);
+    if (store && rep.pass()) {
+      ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
+      if (auto id = store->put("receipts", r.encode(), diags)) s.receipts.emplace_back(op->name, *id);
+    }
+    s.reports.push_back(std::move(rep));
+  }
+  return s;
+}
+
+}  // namespace rung::conformance
+
+namespace rung::conformance {
+
+static std::string fmt_ulp(double u) {
+  char b[32];
+  std::snprintf(b, sizeof b, u >= 1e6 ? "%.3g" : "%.0f", u);
+  return b;
+}
+
+std::string suite_table(const SuiteResult& s) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "device  %s\n        profile %s\n", s.profile.to_string().c_str(), s.profile.hash().short_hex(16).c_str());
+  out += line;
+  std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6s %10s %10s  %s\n", "op", "dtype", "class", "cases", "max ulp", "diff elems", "verdict");
+  out += line;
+  std::vector<std::string> failures;
+  for (const auto& r : s.reports)
+    for (const auto& row : r.rows) {
+      std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6zu %10s %10llu  %s\n", r.op.c_str(), row.dtype.c_str(),
+                    std::string(ops::tol_class_name(r.cls)).c_str(), row.cases, fmt_ulp(row.max_ulp).c_str(),
+                    static_cast<unsigned long long>(row.differing), std::string(row_verdict_name(row.verdict)).c_str());
+      out += line;
+      if (row.verdict != RowVerdict::pass) failures.push_back(r.op + " " + row.dtype + ": " + row.failure);
+    }
+  for (const auto& f : failures) out += "  " + f + "\n";
+  std::size_t cases = 0;
+  for (const auto& r : s.reports) cases += r.cases();
+  std::snprintf(line, sizeof line, "%zu ops: %zu pass, %zu fail, %zu missing a kernel; %zu cases; %zu receipts written\n",
+                s.reports.size(), s.passed(), s.failed(), s.missing(), cases, s.receipts.size());
+  out += line;
+  out += "outputs digest " + s.outputs_digest().hex() + "\n";
+  return out;
+}
+
+nlohmann::json suite_json(const SuiteResult& s) {
+  nlohmann::json reports = nlohmann::json::array(), receipts = nlohmann::json::object();
+  for (const auto& r : s.reports) reports.push_back(r.to_json());
+  for (const auto& [op, id] : s.receipts) receipts[op] = id.hex();
+  return {{"device", s.profile.to_string()}, {"device_profile_hash", s.profile.hash().hex()},
+          {"summary", {{"ops", s.reports.size()}, {"pass", s.passed()}, {"fail", s.failed()}, {"missing", s.missing()}}},
+          {"pass", s.pass()}, {"outputs_digest", s.outputs_digest().hex()}, {"reports", reports}, {"receipts", receipts}};
+}
+
+}  // namespace rung::conformance

@@ -1,0 +1,39 @@
+// A conformance run over many ops: the reports, and (with a store) the receipts minted for
+// the ops that passed. `rung conform` and the run-time re-conformance both call this.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "conformance/harness.h"
+#include "conformance/receipt.h"
+#include "conformance/store.h"
+
+namespace rung::conformance {
+
+struct SuiteResult {
+  runtime::DeviceProfile profile;
+  std::vector<OpReport> reports;
+  std::vector<std::pair<std::string, Hash256>> receipts;  // op -> receipt minted (passing ops)
+  std::size_t passed() const;
+  std::size_t failed() const;   // ran and failed (wrong bits, refusals)
+  std::size_t missing() const;  // at least one row without a kernel
+  bool pass() const { return !reports.empty() && passed() == reports.size(); }
+  Hash256 outputs_digest() const;  // over the ops' digests, in report order
+};
+
+// Runs `ops` (every op of the registry when empty) on `backend`. With `store`, each passing
+// op's receipt is written there (write failures are diagnostics; the reports stand).
+SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const ops::OpDef*>& ops, const ConformOptions& options,
+                          const Store* store, DiagnosticSink& diags);
+
+}  // namespace rung::conformance
+
+namespace rung::conformance {
+
+// The per-row table `rung conform` prints (op, dtype, cases, max ulp, differing elements,
+// verdict), then each failure, then the summary line.
+std::string suite_table(const SuiteResult& s);
+nlohmann::json suite_json(const SuiteResult& s);
+
+}  // namespace rung::conformance

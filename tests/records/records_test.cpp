@@ -1,0 +1,166 @@
+// Run records end to end through the CLI: `rung run` writes a record, `rung record` shows
+// it (prefix ids), `rung replay` reproduces it bit for bit, a changed argument file or a
+// record whose outputs disagree with a re-run is refused (exit 1), a damaged record file is
+// a diagnostic. Plus the record codec on hostile bytes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "conformance/run_record.h"
+#include "runtime/npy.h"
+
+namespace rung::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Cli {
+  fs::path home;
+  Cli() {
+    home = fs::temp_directory_path() / ("rung_records_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(home);
+    fs::create_directories(home);
+  }
+  ~Cli() { fs::remove_all(home); }
+  // Runs `rung ARGS` with RUNG_HOME set; returns the exit code, stdout+stderr in `out`.
+  int operator()(const std::string& args, std::string& out) const {
+    std::string cmd = "RUNG_HOME='" + (home / "store").string() + "' '" RUNG_CLI "' " + args + " > '" + (home / "out.txt").string() + "' 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::ifstream f(home / "out.txt");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    out = ss.str();
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  Store store() const { return Store((home / "store").string()); }
+};
+
+std::string write_inputs(const Cli& cli) {
+  std::vector<float> x(3 * 8), w(8 * 4);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 2.5f;
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * static_cast<float>(i % 5);
+  DiagnosticSink d;
+  npy::save((cli.home / "x.npy").string(), ops::HostTensor::from_f32({3, 8}, x), d);
+  npy::save((cli.home / "w.npy").string(), ops::HostTensor::from_f32({8, 4}, w), d);
+  return std::string(RUNG_SOURCE_DIR) + "/examples/center.workflow.json --arg x=" + (cli.home / "x.npy").string() +
+         " --arg w=" + (cli.home / "w.npy").string();
+}
+
+std::string record_id_of(const std::string& run_output) {
+  auto p = run_output.find("record       ");
+  if (p == std::string::npos) return "";
+  return run_output.substr(p + 13, 64);
+}
+
+TEST(RunRecords, RunRecordShowReplay) {
+  Cli cli;
+  std::string out;
+  std::string run = "run " + write_inputs(cli);
+  ASSERT_EQ(cli(run, out), 0) << out;
+  std::string id = record_id_of(out);
+  ASSERT_EQ(id.size(), 64u) << out;
+
+  ASSERT_EQ(cli("record " + id.substr(0, 10), out), 0) << out;
+  EXPECT_NE(out.find("replayable"), std::string::npos) << out;
+  EXPECT_NE(out.find("execplan"), std::string::npos);
+  EXPECT_NE(out.find("oracle"), std::string::npos);
+  EXPECT_NE(out.find("decision"), std::string::npos);
+  ASSERT_EQ(cli("record --list", out), 0) << out;
+  EXPECT_NE(out.find(id.substr(0, 16)), std::string::npos) << out;
+  ASSERT_EQ(cli("record --json " + id.substr(0, 8), out), 0) << out;
+  EXPECT_NE(out.find("\"device_profile_hash\""), std::string::npos);
+
+  ASSERT_EQ(cli("replay " + id.substr(0, 12), out), 0) << out;
+  EXPECT_NE(out.find("bit-for-bit identical"), std::string::npos) << out;
+
+  // An argument file changed since: replay refuses.
+  {
+    std::fstream f(cli.home / "x.npy", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x7f');
+  }
+  EXPECT_EQ(cli("replay " + id, out), 1) << out;
+  EXPECT_NE(out.find("Q0021"), std::string::npos) << out;
+}
+
+TEST(RunRecords, ReplayDetectsADifferentResult) {
+  Cli cli;
+  std::string out;
+  ASSERT_EQ(cli("run " + write_inputs(cli), out), 0) << out;
+  std::string id = record_id_of(out);
+  // A record claiming other output bits, stored properly: replay must disagree with it.
+  Store s = cli.store();
+  DiagnosticSink d;
+  auto loaded = load_record(s, id, d);
+  ASSERT_TRUE(loaded);
+  RunRecord forged = loaded->second;
+  forged.outputs[0].tensor_hash.bytes[0] ^= 1;
+  auto fid = s.put("records", forged.encode(), d);
+  ASSERT_TRUE(fid);
+  EXPECT_EQ(cli("replay " + fid->hex(), out), 1) << out;
+  EXPECT_NE(out.find("Q0022"), std::string::npos) << out;
+  EXPECT_NE(out.find("DIFFERENT"), std::string::npos) << out;
+}
+
+TEST(RunRecords, DamagedRecordIsADiagnostic) {
+  Cli cli;
+  std::string out;
+  ASSERT_EQ(cli("run " + write_inputs(cli), out), 0) << out;
+  std::string id = record_id_of(out);
+  fs::path p = cli.home / "store" / "records" / id;
+  fs::resize_file(p, 20);
+  EXPECT_EQ(cli("record " + id, out), 1);
+  EXPECT_NE(out.find("Q0002"), std::string::npos) << out;
+  EXPECT_EQ(cli("record nothex!", out), 1);
+  EXPECT_NE(out.find("Q0006"), std::string::npos) << out;
+  EXPECT_EQ(cli("record --list", out), 0) << out;  // the damaged entry is skipped with a warning
+  EXPECT_NE(out.find("Q0008"), std::string::npos) << out;
+}
+
+TEST(RunRecords, ConvergentRunsKeepTheirOutputs) {
+  RunRecord r;
+  r.tier = "prod";
+  r.tolerance = "default";
+  set_reproducibility(r);
+  EXPECT_FALSE(r.replayable);
+  EXPECT_EQ(r.convergence_class, "default");
+  r.tier = "debug";
+  set_reproducibility(r);
+  EXPECT_TRUE(r.replayable);
+  ops::HostTensor t = ops::HostTensor::from_f32({2}, std::vector<float>{1.5f, -0.0f});
+  std::string err;
+  auto back = decode_tensor(encode_tensor(t), err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_TRUE(back->identical(t));
+}
+
+TEST(RunRecords, CodecSurvivesHostileBytes) {
+  RunRecord r;
+  r.date = "2026-11-29T00:00:00Z";
+  r.program_path = "/x.rung";
+  r.entry = "main";
+  r.args.push_back({"x", "/x.npy", {}, {}});
+  r.outputs.push_back({"y", "f32[2]", {}, Hash256{}});
+  r.decisions.push_back({"region a", "cpu", "why", 3});
+  r.receipts.push_back({"add", "receipt", "ab"});
+  r.execplan = Hash256{};
+  auto bytes = r.encode();
+  std::string err;
+  auto back = RunRecord::decode(bytes, err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->encode(), bytes);
+  for (std::size_t n = 0; n < bytes.size(); ++n) EXPECT_FALSE(RunRecord::decode(std::span(bytes).first(n), err));
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    auto b = bytes;
+    b[i] = static_cast<std::uint8_t>(b[i] + 0x41);
+    (void)RunRecord::decode(b, err);
+  }
+}
+
+}  // namespace
+}  // namespace rung::conformance

@@ -1,0 +1,95 @@
+// `rung conform`: run the conformance suite for one backend against the reference and
+// print a per-(op, dtype) table; passing ops mint receipts in the store ($RUNG_HOME).
+// Exit 1 when any op fails or lacks a kernel.
+#include <cstdio>
+#include <iostream>
+
+#include "base/text.h"
+#include "command.h"
+#include "conformance/suite.h"
+#include "runtime/backend_registry.h"
+
+namespace rung::cli {
+namespace {
+
+struct ConformArgs {
+  std::string backend, ops, tier = "debug";
+  std::size_t cases = 16;
+  std::uint64_t seed = conformance::ConformOptions{}.seed;
+  bool json = false, no_receipts = false;
+};
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+int run(const ConformArgs& a, const GlobalOptions& global) {
+  DiagnosticSink diags;
+  auto tier = ops::tier_from_name(a.tier);
+  std::vector<const ops::OpDef*> selected;
+  for (const auto& name : split_commas(a.ops)) {
+    if (const ops::OpDef* d = ops::op_registry().find(name)) {
+      selected.push_back(d);
+      continue;
+    }
+    auto& d = diags.error("F0001", "unknown op `" + name + "`");
+    std::string best;
+    std::size_t best_d = 3;
+    for (const ops::OpDef* op : ops::op_registry().all())
+      if (std::size_t dist = edit_distance(name, op->name); dist < best_d) best_d = dist, best = op->name;
+    if (!best.empty()) d.note("did you mean `" + best + "`?");
+    else d.note("`rung ops` lists every op");
+  }
+  if (!a.ops.empty() && selected.empty() && !diags.has_errors()) diags.error("F0001", "--ops names no op");
+  if (diags.has_errors()) return report(diags, SourceMap{}, global);
+  auto backend = runtime::backend_registry().create(a.backend, *tier, diags);
+  if (!backend) return report(diags, SourceMap{}, global);
+
+  conformance::ConformOptions o;
+  o.seed = a.seed;
+  o.cases = a.cases;
+  o.tier = *tier;
+  conformance::Store store;
+  auto result = conformance::conform_suite(*backend, selected, o, a.no_receipts ? nullptr : &store, diags);
+  if (a.json) {
+    auto j = conformance::suite_json(result);
+    j["backend"] = a.backend;
+    j["tier"] = a.tier;
+    j["seed"] = a.seed;
+    j["cases_per_row"] = a.cases;
+    j["store"] = store.root();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("conform  backend %s, tier %s, %zu cases per (op, dtype), seed %llu\n", a.backend.c_str(), a.tier.c_str(), a.cases,
+                static_cast<unsigned long long>(a.seed));
+    std::fputs(conformance::suite_table(result).c_str(), stdout);
+    if (!a.no_receipts) std::printf("store    %s\n", store.root().c_str());
+  }
+  int rc = report(diags, SourceMap{}, global);
+  return result.pass() ? rc : kExitDiagnostics;
+}
+
+RUNG_COMMAND("conform", "Run the conformance suite for a backend against the reference; passing ops mint receipts",
+             [](CLI::App& sub, const GlobalOptions& global) -> Runner {
+               auto a = std::make_shared<ConformArgs>();
+               sub.add_option("--backend", a->backend, "the backend to check (reference, cpu, ...)")->required();
+               sub.add_option("--ops", a->ops, "only these ops (comma-separated); default: every op");
+               sub.add_option("--tier", a->tier, "determinism tier whose thresholds apply")
+                   ->check(CLI::IsMember({"debug", "prod", "fast"}))->capture_default_str();
+               sub.add_option("--cases", a->cases, "cases per (op, dtype)")->check(CLI::Range(1, 100000))->capture_default_str();
+               sub.add_option("--seed", a->seed, "case generator seed")->capture_default_str();
+               sub.add_flag("--no-receipts", a->no_receipts, "do not write receipts to the store");
+               sub.add_flag("--json", a->json, "print the reports as JSON");
+               return [a, &global] { return run(*a, global); };
+             });
+
+}  // namespace
+}  // namespace rung::cli
