@@ -56,8 +56,9 @@ void expand_like_kernel(KernelContext& c) {
   std::vector<bool> inserted(y.rank(), false);
   for (auto ax : c.attrs.integers("axes")) inserted[static_cast<std::size_t>(ax < 0 ? ax + static_cast<std::int64_t>(y.rank()) : ax)] = true;
   std::size_t k = 0;
-  for (std::size_t i = 0; i < y.rank(); ++i) xs.push_back(inserted[i] ? 1 : x.shape()[k++]);
-  if (c.attrs.integers("axes").empty()) xs = x.shape();
+  if (c.attrs.integers("axes").empty()) xs = x.shape();  // x may have fewer dims than y: nothing to re-insert
+  else
+    for (std::size_t i = 0; i < y.rank(); ++i) xs.push_back(inserted[i] ? 1 : x.shape()[k++]);
   for_each_broadcast<1>(y.shape(), {&xs}, [&](std::uint64_t i, const std::array<std::uint64_t, 1>& o) {
     std::memcpy(y.bytes().data() + i * w, x.bytes().data() + o[0] * w, w);
   });

@@ -68,7 +68,7 @@ TEST(RunRecords, RunRecordShowReplay) {
   ASSERT_EQ(cli("record " + id.substr(0, 10), out), 0) << out;
   EXPECT_NE(out.find("replayable"), std::string::npos) << out;
   EXPECT_NE(out.find("execplan"), std::string::npos);
-  EXPECT_NE(out.find("oracle"), std::string::npos);
+  EXPECT_NE(out.find("receipts"), std::string::npos);
   EXPECT_NE(out.find("decision"), std::string::npos);
   ASSERT_EQ(cli("record --list", out), 0) << out;
   EXPECT_NE(out.find(id.substr(0, 16)), std::string::npos) << out;
@@ -86,6 +86,26 @@ TEST(RunRecords, RunRecordShowReplay) {
   }
   EXPECT_EQ(cli("replay " + id, out), 1) << out;
   EXPECT_NE(out.find("Q0021"), std::string::npos) << out;
+}
+
+TEST(RunRecords, ReceiptsAreConformedThenReused) {
+  Cli cli;
+  std::string out, args = write_inputs(cli);
+  ASSERT_EQ(cli("run --backend reference " + args, out), 0) << out;
+  ASSERT_EQ(cli("record " + record_id_of(out), out), 0) << out;
+  EXPECT_NE(out.find("oracle"), std::string::npos) << out;  // the reference needs no receipt
+  ASSERT_EQ(cli("devices --json", out), 0) << out;
+  if (out.find("\"cpu\"") == std::string::npos) GTEST_SKIP() << "no cpu backend in this build";
+  ASSERT_EQ(cli("run --backend cpu --receipts=require " + args, out), 1) << out;  // no receipt yet
+  EXPECT_NE(out.find("Q0010"), std::string::npos) << out;
+  ASSERT_EQ(cli("run --backend cpu " + args, out), 0) << out;  // conform (default) mints them
+  std::string first = record_id_of(out);
+  ASSERT_EQ(cli("record " + first, out), 0) << out;
+  EXPECT_NE(out.find("conformed"), std::string::npos) << out;
+  ASSERT_EQ(cli("run --backend cpu --receipts=require " + args, out), 0) << out;  // now they exist
+  ASSERT_EQ(cli("record " + record_id_of(out), out), 0) << out;
+  EXPECT_NE(out.find("  matmul"), std::string::npos) << out;
+  EXPECT_NE(out.find("receipt "), std::string::npos) << out;
 }
 
 TEST(RunRecords, ReplayDetectsADifferentResult) {
