@@ -74,6 +74,7 @@ std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const op
   }
   ConformOptions o = conform;
   o.tier = backend.tier();
+  o.claimed_only = true;
   SuiteResult s = conform_suite(backend, missing, o, &store, diags);
   bool ok = true;
   for (std::size_t i = 0; i < missing.size(); ++i) {

@@ -37,7 +37,9 @@ std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const op
                                                       DiagnosticSink& diags);
 
 struct PolicyConfig {
-  std::uint64_t min_device_elems = 1 << 12;  // regions with fewer input elements stay on the host
+  // Regions with fewer input elements stay on the host; 0 (the default) turns the threshold off
+  // (`rung run --offload-threshold N` sets it).
+  std::uint64_t min_device_elems = 0;
   std::uint64_t memory_budget = 0;           // bytes per region on a device; 0: the device's memory
 };
 

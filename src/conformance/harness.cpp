@@ -13,12 +13,16 @@ std::string_view row_verdict_name(RowVerdict v) {
     case RowVerdict::pass: return "pass";
     case RowVerdict::fail: return "FAIL";
     case RowVerdict::missing: return "MISSING";
+    case RowVerdict::unclaimed: return "unclaimed";
   }
   return "?";
 }
 
 bool OpReport::pass() const {
-  return !rows.empty() && std::all_of(rows.begin(), rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::pass; });
+  bool any_pass = std::any_of(rows.begin(), rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::pass; });
+  return any_pass && std::all_of(rows.begin(), rows.end(), [](const RowResult& r) {
+           return r.verdict == RowVerdict::pass || r.verdict == RowVerdict::unclaimed;
+         });
 }
 
 std::size_t OpReport::cases() const {
@@ -90,7 +94,7 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
     RowResult row;
     row.dtype = dt ? std::string(dtype_name(*dt)) : "-";
     if (!claims_kernel(backend, op, dt)) {
-      row.verdict = RowVerdict::missing;
+      row.verdict = o.claimed_only ? RowVerdict::unclaimed : RowVerdict::missing;
       row.failure = "backend `" + rep.backend + "` has no kernel for `" + op.name + "`" + (dt ? " on " + row.dtype : "");
       rep.rows.push_back(std::move(row));
       continue;
@@ -139,6 +143,8 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
     }
     rep.rows.push_back(std::move(row));
   }
+  if (std::all_of(rep.rows.begin(), rep.rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::unclaimed; }))
+    for (auto& r : rep.rows) r.verdict = RowVerdict::missing;  // claims no dtype at all: missing
   rep.outputs_digest = digest.finish();
   return rep;
 }

@@ -23,9 +23,13 @@ struct ConformOptions {
   std::size_t cases = 16;           // per (op, dtype)
   ops::Tier tier = ops::Tier::debug;
   std::uint64_t max_elems = 8192;   // per operand
+  // Dtypes the backend does not claim are `unclaimed` rather than `missing` (the run-time
+  // check: a program is vouched for by the dtypes the kernel covers; `rung conform` is strict).
+  bool claimed_only = false;
 };
 
-enum class RowVerdict { pass, fail, missing };
+// unclaimed: a dtype the backend does not claim, with ConformOptions::claimed_only (not a failure).
+enum class RowVerdict { pass, fail, missing, unclaimed };
 std::string_view row_verdict_name(RowVerdict v);
 
 // One (op, dtype) row of the report.

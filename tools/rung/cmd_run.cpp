@@ -29,6 +29,7 @@ struct RunArgs {
   std::vector<std::string> data_dirs;
   bool json = false;
   std::string receipts = "conform";  // require | conform | ignore (conformance/exec_policy.h)
+  std::uint64_t offload_threshold = 0;  // regions below this many input elements stay on the host
 };
 
 int run(const RunArgs& a, const GlobalOptions& global) {
@@ -106,7 +107,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   }
   // The policy checks receipts and decides each region's placement; the record keeps both.
   conformance::Store store;
-  auto session = conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags);
+  conformance::PolicyConfig policy;
+  policy.min_device_elems = a.offload_threshold;
+  auto session =
+      conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, policy);
   if (!session) return report(diags, sources, global);
   runtime::ComputeBackend* backend = &session->backend();
   runtime::ExecOptions eo;
@@ -241,6 +245,8 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                sub.add_option("--receipts", a->receipts,
                               "kernels without a conformance receipt for this device: require (refuse), conform (check now), ignore (run unverified)")
                    ->check(CLI::IsMember({"require", "conform", "ignore"}))->capture_default_str();
+               sub.add_option("--offload-threshold", a->offload_threshold,
+                              "regions with fewer input elements run on the host instead of a GPU backend (0: off)");
                return [a, &global] { return run(*a, global); };
              });
 
