@@ -107,10 +107,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   }
   // The policy checks receipts and decides each region's placement; the record keeps both.
   conformance::Store store;
-  conformance::PolicyConfig policy;
-  policy.min_device_elems = a.offload_threshold;
+  conformance::PolicyConfig placement;
+  placement.min_device_elems = a.offload_threshold;
   auto session =
-      conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, policy);
+      conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, placement);
   if (!session) return report(diags, sources, global);
   runtime::ComputeBackend* backend = &session->backend();
   runtime::ExecOptions eo;
