@@ -25,7 +25,11 @@ std::uint64_t part_begin(std::uint64_t n, std::uint64_t parts, std::uint64_t p) 
 void ThreadPool::parallel_for(std::uint64_t n, std::uint64_t grain, const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
   if (n == 0) return;
   std::uint64_t parts = std::min<std::uint64_t>(threads_, (n + std::max<std::uint64_t>(grain, 1) - 1) / std::max<std::uint64_t>(grain, 1));
-  if (parts <= 1) {
+  // One job at a time: a call made while the pool is busy (from another thread sharing the
+  // backend, or nested inside a job) runs inline. The split never changes a result, so this
+  // only costs parallelism, never bits.
+  std::unique_lock busy(job_mu_, std::try_to_lock);
+  if (parts <= 1 || !busy.owns_lock()) {
     fn(0, n);
     return;
   }

@@ -23,8 +23,8 @@ class ThreadPool {
   unsigned threads() const { return threads_; }
 
   // Calls fn(begin, end) on disjoint ranges covering [0, n); ranges hold at least `grain`
-  // items (except the last). Runs inline when one range suffices. Not reentrant: a kernel
-  // calls it from the thread that entered the kernel.
+  // items (except the last). Runs inline when one range suffices, and when the pool is
+  // already running a job (a concurrent or nested call), so it never deadlocks.
   void parallel_for(std::uint64_t n, std::uint64_t grain, const std::function<void(std::uint64_t, std::uint64_t)>& fn);
 
  private:
@@ -32,6 +32,7 @@ class ThreadPool {
 
   unsigned threads_;
   std::vector<std::thread> workers_;
+  std::mutex job_mu_;  // held by the caller for the whole of a parallel job
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   const std::function<void(std::uint64_t, std::uint64_t)>* job_ = nullptr;
