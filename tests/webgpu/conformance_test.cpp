@@ -22,10 +22,7 @@ namespace rung::webgpu {
 namespace {
 
 // Ops without a WebGPU kernel, and why (docs/backend-webgpu.md repeats this list).
-const std::map<std::string, std::string> kMissing = {
-    {"csr_from_dense", "data-dependent result shape (nnz)"},
-    {"csr_from_coo", "data-dependent result shape (nnz)"},
-};
+const std::map<std::string, std::string> kMissing = {};
 
 runtime::OpBackend* backend() {
   static std::unique_ptr<runtime::OpBackend> b = [] {
@@ -41,7 +38,8 @@ runtime::OpBackend* backend() {
 struct Maker {
   std::mt19937 rng{20261129};
 
-  ops::HostTensor random(DType t, const ops::Extents& shape, bool positive, std::int64_t bound, bool small = false) {
+  ops::HostTensor random(DType t, const ops::Extents& shape, bool positive, std::int64_t bound, bool small = false,
+                         bool sparse = false) {
     ops::HostTensor h(t, shape);
     std::uniform_real_distribution<float> f(positive ? 0.05f : small ? -0.5f : -3.0f, small ? 0.5f : 3.0f);
     std::uniform_int_distribution<std::int64_t> n(bound > 0 ? 0 : -100, bound > 0 ? bound - 1 : 100);
@@ -49,6 +47,12 @@ struct Maker {
       if (t == DType::boolean) h.store_bool(i, (rng() & 1) != 0);
       else if (t == DType::f32 || t == DType::f16 || t == DType::bf16) h.store_f32(i, f(rng));
       else h.store_int(i, static_cast<std::uint64_t>(n(rng)));
+      if (sparse) {  // two thirds zeros (+0 and -0, both dropped by csr_from_dense), a few NaN (kept)
+        std::uint32_t r = rng() % 30;
+        if (r < 10) h.store_f32(i, 0.0f);
+        else if (r < 20) h.store_f32(i, -0.0f);
+        else if (r == 20) h.store_f32(i, std::nanf(""));
+      }
     }
     return h;
   }
@@ -61,7 +65,7 @@ struct Maker {
       return;
     }
     std::string s = spec;
-    bool positive = false, small = false;
+    bool positive = false, small = false, sparse = false;
     std::int64_t bound = 0;
     std::size_t br = s.find('[');
     std::string head = s.substr(0, br), dims = br == std::string::npos ? "" : s.substr(br);
@@ -71,6 +75,10 @@ struct Maker {
     }
     if (auto p = head.find('~'); p != std::string::npos) {
       small = true;
+      head.erase(p, 1);
+    }
+    if (auto p = head.find('%'); p != std::string::npos) {
+      sparse = true;
       head.erase(p, 1);
     }
     if (auto p = head.find('<'); p != std::string::npos) {
@@ -106,7 +114,7 @@ struct Maker {
     ASSERT_TRUE(tt) << spec << ": " << err;
     ops::Extents ext;
     for (const auto& d : tt->shape) ext.push_back(d.extent());
-    out.push_back(random(tt->dtype, ext, positive, bound, small));
+    out.push_back(random(tt->dtype, ext, positive, bound, small, sparse));
   }
 };
 
@@ -208,6 +216,37 @@ TEST(WebGpu, BadIndicesAreRefusedLikeTheReference) {
   DiagnosticSink d;
   EXPECT_FALSE(b->run_op(*op, in, {}, d));
   EXPECT_TRUE(d.contains("N0012"));
+}
+
+// csr_from_coo validates in its first program: a bad row is N0012 before any count is read.
+TEST(WebGpu, CooOutOfRangeIsRefusedLikeTheReference) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  const ops::OpDef* op = ops::op_registry().find("csr_from_coo");
+  std::int64_t rows[3] = {0, 3, 1}, cols[3] = {1, 0, 1};
+  float v[3] = {1, 2, 3};
+  std::vector<ops::HostTensor> in = {ops::HostTensor::from_i64({3}, rows), ops::HostTensor::from_i64({3}, cols),
+                                     ops::HostTensor::from_f32({3}, v)};
+  AttrMap attrs{{"n_rows", std::int64_t{3}}, {"n_cols", std::int64_t{2}}};
+  DiagnosticSink d, rd;
+  EXPECT_FALSE(b->run_op(*op, in, attrs, d));
+  EXPECT_TRUE(d.contains("N0012"));
+  EXPECT_FALSE(ops::evaluate(*op, in, attrs, rd));
+}
+
+// An all-zero matrix has nnz = 0: empty indices and values, indptr all zero.
+TEST(WebGpu, CsrFromDenseOfZerosIsEmpty) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  const ops::OpDef* op = ops::op_registry().find("csr_from_dense");
+  float z[6] = {0, -0.0f, 0, 0, 0, -0.0f};
+  std::vector<ops::HostTensor> in = {ops::HostTensor::from_f32({2, 3}, z)};
+  DiagnosticSink d;
+  auto got = b->run_op(*op, in, {}, d);
+  ASSERT_TRUE(got) << (d.empty() ? "" : d.all()[0].message);
+  EXPECT_EQ((*got)[1].numel(), 0u);
+  EXPECT_EQ((*got)[2].numel(), 0u);
+  for (std::uint64_t r = 0; r < 3; ++r) EXPECT_EQ((*got)[0].load_i64(r), 0);
 }
 
 }  // namespace

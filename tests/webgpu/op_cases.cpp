@@ -123,6 +123,12 @@ std::vector<OpCase> op_cases() {
       {"csr_matmul", {"csr[6,9]", "f32[9,5]"}, {}},
       {"csr_matvec", {"csr[6,9]", "f32[9]"}, {}},
       {"csr_to_dense", {"csr[6,9]"}, {{"n_cols", std::int64_t{9}}}},
+      // data-dependent sizes (two programs: the count read back, then the fill)
+      {"csr_from_dense", {"f32%[6,9]"}, {}},
+      {"csr_from_dense", {"bf16%[300,70]"}, {{"index_dtype", DType::i32}}, "bf16, i32 indices, 300 rows"},
+      {"csr_from_coo", {"i64<6[40]", "i64<5[40]", "f32[40]"}, {{"n_rows", std::int64_t{8}}, {"n_cols", std::int64_t{5}}}},
+      {"csr_from_coo", {"i32<50[3000]", "i32<40[3000]", "f16[3000]"}, {{"n_rows", std::int64_t{50}}, {"n_cols", std::int64_t{40}}},
+       "f16, i32, 3000 entries"},
   };
   return c;
 }

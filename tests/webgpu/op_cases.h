@@ -1,6 +1,6 @@
 // Small sample applications of every op the WebGPU backend covers, for the conformance test:
 // operand specs ("f32[3,4]" in [-3, 3], "f32+[8]" positive, "f32~[8]" in [-0.5, 0.5], "i32<10[6]"
-// integers in [0, 10)), attributes,
+// integers in [0, 10), "f32%[4,5]" mostly zeros, some -0 and NaN), attributes,
 // and how inputs are made (random with a fixed seed; CSR and quantized operands built valid).
 #pragma once
 

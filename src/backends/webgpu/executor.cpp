@@ -20,7 +20,8 @@ std::string cache_key(const ops::OpDef& op, std::span<const TensorDesc> in, cons
 }  // namespace
 
 std::optional<Program> program_for_types(const ops::OpDef& op, std::span<const TensorDesc> inputs, const AttrMap& attrs,
-                                         const DeviceCaps& caps, std::vector<TensorDesc>& outputs, DiagnosticSink& diags) {
+                                         const DeviceCaps& caps, std::vector<TensorDesc>& outputs, DiagnosticSink& diags,
+                                         std::optional<std::uint64_t> count) {
   std::vector<TensorType> types;
   for (const auto& t : inputs) {
     TensorType tt;
@@ -36,23 +37,26 @@ std::optional<Program> program_for_types(const ops::OpDef& op, std::span<const T
     d.note("signature: " + op.signature());
     return std::nullopt;
   }
+  // A data-dependent extent is 0 in the first program's descriptors and the count in the second's.
   outputs.clear();
+  bool data_sized = false;
   for (const auto& rt : typed->results) {
     TensorDesc d{rt.dtype, {}};
     for (const auto& dim : rt.shape) {
-      if (!dim.is_static()) {
-        diags.error("A0011", "`" + op.name + "` has a data-dependent result shape; the WebGPU backend has no kernel for it");
-        return std::nullopt;
-      }
-      d.shape.push_back(dim.extent());
+      if (!dim.is_static()) data_sized = true;
+      d.shape.push_back(dim.is_static() ? dim.extent() : count.value_or(0));
     }
     outputs.push_back(std::move(d));
   }
-  KernelArgs a{op, inputs, outputs, typed->attrs, caps};
+  KernelArgs a{op, inputs, outputs, typed->attrs, caps, count};
   std::string error;
   auto p = generate(a, error);
   if (!p) {
     diags.error("A0011", "no WebGPU kernel: " + error).note("`rung ops --missing webgpu` lists what the WebGPU backend lacks");
+    return std::nullopt;
+  }
+  if (data_sized && !count && p->count_slot < 0) {
+    diags.error("A0011", "`" + op.name + "` has a data-dependent result shape and its WGSL program computes no count");
     return std::nullopt;
   }
   return p;
@@ -180,22 +184,44 @@ std::optional<ops::HostTensor> Executor::download(const DevTensor& t, Diagnostic
   return h;
 }
 
-std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std::span<const DevTensor> inputs,
-                                                      const AttrMap& attrs, DiagnosticSink& diags) {
-  std::vector<TensorDesc> in;
-  for (const auto& t : inputs) in.push_back(t.desc);
-  std::string key = cache_key(op, in, attrs);
-  std::vector<TensorDesc> outs;
+bool Executor::run_steps(const ops::OpDef& op, const Program& prog, const std::function<const GpuBuffer*(int)>& slot_buffer,
+                         DiagnosticSink& diags) {
+  for (const Step& st : prog.steps) {
+    auto pipe = d_.pipeline(st.wgsl, diags);
+    if (!pipe) {
+      diags.last().note("kernel: " + op.name + " — " + st.title);
+      return false;
+    }
+    std::vector<BufferRange> b;
+    for (const auto& bind : st.bindings) b.push_back(BufferRange{slot_buffer(bind.slot), bind.offset, bind.size});
+    if (!d_.dispatch(pipe, b, Workgroups{st.groups.x, st.groups.y, st.groups.z}, diags)) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<Program> Executor::cached_program(const ops::OpDef& op, std::span<const TensorDesc> in, const AttrMap& attrs,
+                                                  std::optional<std::uint64_t> count, std::vector<TensorDesc>& outs,
+                                                  DiagnosticSink& diags) {
+  std::string key = cache_key(op, in, attrs) + (count ? "#count=" + std::to_string(*count) : "");
   auto it = programs_.find(key);
   if (it == programs_.end()) {
-    auto p = program_for(op, in, attrs, outs, diags);
-    if (!p) return std::nullopt;
+    auto p = program_for_types(op, in, attrs, caps(), outs, diags, count);
+    if (!p) return nullptr;
     it = programs_.emplace(key, std::make_shared<Program>(std::move(*p))).first;
     out_types_[key] = outs;
   } else {
     outs = out_types_.at(key);
   }
-  std::shared_ptr<Program> prog = it->second;
+  return it->second;
+}
+
+std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std::span<const DevTensor> inputs,
+                                                      const AttrMap& attrs, DiagnosticSink& diags) {
+  std::vector<TensorDesc> in;
+  for (const auto& t : inputs) in.push_back(t.desc);
+  std::vector<TensorDesc> outs;
+  std::shared_ptr<Program> prog = cached_program(op, in, attrs, std::nullopt, outs, diags);
+  if (!prog) return std::nullopt;
   std::vector<DevTensor> outputs;
   for (const auto& d : outs) {
     auto buf = std::make_shared<GpuBuffer>(d_.create_buffer(device_words(d.dtype, d.shape) * 4, diags));
@@ -207,24 +233,17 @@ std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std:
     scratch.push_back(d_.create_buffer(words * 4, diags));
     if (!scratch.back()) return std::nullopt;
   }
+  std::vector<GpuBuffer> scratch2;  // the second program's own (data-dependent sizes)
   auto slot_buffer = [&](int slot) -> const GpuBuffer* {
     std::size_t s = static_cast<std::size_t>(slot);
     if (s < inputs.size()) return inputs[s].buffer.get();
     s -= inputs.size();
     if (s < outputs.size()) return outputs[s].buffer.get();
     s -= outputs.size();
-    return &scratch.at(s);
+    if (s < scratch.size()) return &scratch[s];
+    return &scratch2.at(s - scratch.size());
   };
-  for (const Step& st : prog->steps) {
-    auto pipe = d_.pipeline(st.wgsl, diags);
-    if (!pipe) {
-      diags.last().note("kernel: " + op.name + " — " + st.title);
-      return std::nullopt;
-    }
-    std::vector<BufferRange> b;
-    for (const auto& bind : st.bindings) b.push_back(BufferRange{slot_buffer(bind.slot), bind.offset, bind.size});
-    if (!d_.dispatch(pipe, b, Workgroups{st.groups.x, st.groups.y, st.groups.z}, diags)) return std::nullopt;
-  }
+  if (!run_steps(op, *prog, slot_buffer, diags)) return std::nullopt;
   if (prog->can_fail) {
     std::uint32_t status = 0;
     if (!d_.download(scratch.back(), 0, {reinterpret_cast<std::uint8_t*>(&status), 4}, diags)) return std::nullopt;
@@ -233,6 +252,25 @@ std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std:
       return std::nullopt;
     }
   }
+  if (prog->count_slot < 0) return outputs;
+  // Data-dependent sizes: read the count, size the outputs by it, run the second program.
+  std::uint32_t count = 0;
+  if (!d_.download(*slot_buffer(prog->count_slot), prog->count_word * 4, {reinterpret_cast<std::uint8_t*>(&count), 4}, diags))
+    return std::nullopt;
+  std::vector<TensorDesc> outs2;
+  std::shared_ptr<Program> fill = cached_program(op, in, attrs, count, outs2, diags);
+  if (!fill) return std::nullopt;
+  for (int o : prog->sized_by_count) {
+    DevTensor& t = outputs.at(static_cast<std::size_t>(o));
+    t.desc = outs2.at(static_cast<std::size_t>(o));
+    t.buffer = std::make_shared<GpuBuffer>(d_.create_buffer(device_words(t.desc.dtype, t.desc.shape) * 4, diags));
+    if (!*t.buffer) return std::nullopt;
+  }
+  for (auto words : fill->scratch_words) {
+    scratch2.push_back(d_.create_buffer(words * 4, diags));
+    if (!scratch2.back()) return std::nullopt;
+  }
+  if (!run_steps(op, *fill, slot_buffer, diags)) return std::nullopt;
   return outputs;
 }
 

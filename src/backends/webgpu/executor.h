@@ -8,6 +8,7 @@
 // A0011 no WGSL kernel for this op / these types, N0011/N0012 as the reference evaluator.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +51,13 @@ class Executor {
   bool fused_fma() const { return fused_fma_; }
 
  private:
+  bool run_steps(const ops::OpDef& op, const Program& prog, const std::function<const GpuBuffer*(int)>& slot_buffer,
+                 DiagnosticSink& diags);
+  // The program for these operand types (and the count, for a second program), generated once.
+  std::shared_ptr<Program> cached_program(const ops::OpDef& op, std::span<const TensorDesc> in, const AttrMap& attrs,
+                                          std::optional<std::uint64_t> count, std::vector<TensorDesc>& outs,
+                                          DiagnosticSink& diags);
+
   Device& d_;
   bool fused_fma_ = true;
   std::map<std::string, std::shared_ptr<Program>> programs_;
@@ -57,8 +65,10 @@ class Executor {
 };
 
 // Program generation without a device (for `rung show` on machines without an adapter): the
-// W3C default limits stand in for the device's.
+// W3C default limits stand in for the device's. For an op with a data-dependent result size,
+// `count` unset gives the first program (data-dependent extents 0), set the second.
 std::optional<Program> program_for_types(const ops::OpDef& op, std::span<const TensorDesc> inputs, const AttrMap& attrs,
-                                         const DeviceCaps& caps, std::vector<TensorDesc>& outputs, DiagnosticSink& diags);
+                                         const DeviceCaps& caps, std::vector<TensorDesc>& outputs, DiagnosticSink& diags,
+                                         std::optional<std::uint64_t> count = std::nullopt);
 
 }  // namespace rung::webgpu

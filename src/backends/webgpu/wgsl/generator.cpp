@@ -13,6 +13,7 @@ const std::map<std::string, EmitterEntry>& emitters() {
     register_misc_emitters(t);
     register_scatter_quant_emitters(t);
     register_random_emitters(t);
+    register_csr_build_emitters(t);
     return t;
   }();
   return table;
@@ -47,6 +48,10 @@ std::string program_text(const Program& p) {
     s += st.wgsl;
     if (i + 1 < p.steps.size()) s += "\n";
   }
+  if (p.count_slot >= 0)
+    s += "// ===== then: the count (word " + std::to_string(p.count_word) +
+         " of the result above) is read back, the outputs sized by it are allocated, and a second program fills them "
+         "(generated for that count) =====\n";
   return s;
 }
 

@@ -25,6 +25,7 @@ void register_nn_emitters(std::map<std::string, EmitterEntry>& t);
 void register_misc_emitters(std::map<std::string, EmitterEntry>& t);
 void register_scatter_quant_emitters(std::map<std::string, EmitterEntry>& t);
 void register_random_emitters(std::map<std::string, EmitterEntry>& t);
+void register_csr_build_emitters(std::map<std::string, EmitterEntry>& t);
 
 // The program for one application, or nullopt with `error`.
 std::optional<Program> generate(const KernelArgs& a, std::string& error);

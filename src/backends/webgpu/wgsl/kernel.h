@@ -72,6 +72,13 @@ struct Program {
   std::vector<std::uint64_t> scratch_words;  // extra device buffers, in 32-bit words
   bool can_fail = false;  // the last scratch buffer is a status word (nonzero: data refused)
   std::string fail_message;  // what a nonzero status means
+  // Data-dependent result sizes (csr_from_dense, csr_from_coo): these steps end with a count
+  // in word `count_word` of tensor `count_slot`; the executor reads it back, sizes the outputs
+  // listed in `sized_by_count` as [count], and generates the second program (KernelArgs::count
+  // set), whose slots are the inputs, the sized outputs, this program's scratch, then its own.
+  int count_slot = -1;
+  std::uint64_t count_word = 0;
+  std::vector<int> sized_by_count;
 };
 
 struct KernelArgs {
@@ -80,6 +87,9 @@ struct KernelArgs {
   std::span<const TensorDesc> out;
   const ops::Attrs& attrs;
   DeviceCaps caps;
+  // Set for the second program of an op with a data-dependent result size: the count read
+  // back after the first (the outputs in `out` are then sized by it).
+  std::optional<std::uint64_t> count = std::nullopt;
 };
 
 // Emits the program, or nullopt with `error` saying why this application is not supported.
