@@ -1,0 +1,54 @@
+// Tier fast: matmul on the tensor cores through cuBLAS. f32 operands use TF32 (10-bit
+// mantissa products, f32 accumulation), bf16 operands BF16; both land inside the `loose`
+// class matmul declares for tier fast. Batches with a regular stride go to the strided
+// batched call; irregular broadcast batches loop.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "backends/cuda/cuda_context.h"
+#include "backends/cuda/device_api.h"
+
+namespace rung::cuda {
+
+bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags) {
+  auto h = static_cast<cublasHandle_t>(ctx.cublas());
+  bool bf = a.dtype == DType::bf16;
+  cudaDataType_t in_t = bf ? CUDA_R_16BF : CUDA_R_32F;
+  cudaDataType_t out_t = c.dtype == DType::bf16 ? CUDA_R_16BF : c.dtype == DType::f16 ? CUDA_R_16F : CUDA_R_32F;
+  cublasComputeType_t comp = bf ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  cublasOperation_t opb = m.b_cs == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
+  cublasOperation_t opa = m.a_ks == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
+  long long ldb = m.b_cs == 1 ? m.b_ks : m.b_cs, lda = m.a_ks == 1 ? m.a_rs : m.a_ks;
+  int M = static_cast<int>(m.M), N = static_cast<int>(m.N), K = static_cast<int>(m.K);
+  const float one = 1.0f, zero = 0.0f;
+  std::size_t esz = bf ? 2 : 4, osz = dtype_info(c.dtype).block_bytes;
+  std::uint64_t batches = m.batch.numel();
+  // A regular batch: one batch dim or none, strides as given.
+  if (m.batch.rank <= 1) {
+    long long sa = m.batch.rank ? m.a_bs[0] : 0, sb = m.batch.rank ? m.b_bs[0] : 0;
+    return ctx.check(cublasGemmStridedBatchedEx(h, opb, opa, N, M, K, &one, b.data(), in_t, static_cast<int>(ldb), sb, a.data(),
+                                                in_t, static_cast<int>(lda), sa, &zero, c.data(), out_t, N,
+                                                static_cast<long long>(m.M * m.N), static_cast<int>(batches ? batches : 1),
+                                                comp, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmStridedBatchedEx", diags, true);
+  }
+  for (std::uint64_t bi = 0; bi < batches; ++bi) {
+    std::int64_t ao = 0, bo = 0;
+    std::uint64_t rem = bi;
+    for (int d = m.batch.rank - 1; d >= 0; --d) {
+      std::uint64_t idx = rem % m.batch.ext[d];
+      rem /= m.batch.ext[d];
+      ao += static_cast<std::int64_t>(idx) * m.a_bs[d];
+      bo += static_cast<std::int64_t>(idx) * m.b_bs[d];
+    }
+    if (!ctx.check(cublasGemmEx(h, opb, opa, N, M, K, &one, static_cast<const char*>(b.data()) + bo * esz, in_t,
+                                static_cast<int>(ldb), static_cast<const char*>(a.data()) + ao * esz, in_t, static_cast<int>(lda),
+                                &zero, static_cast<char*>(c.data()) + bi * m.M * m.N * osz, out_t, N, comp, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmEx", diags, true))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace rung::cuda

@@ -1,0 +1,212 @@
+// The CUDA backend as a runtime::OpBackend: `run_op` uploads, runs one device kernel and
+// downloads; `run_region` keeps every intermediate on the device and transfers only the
+// region's arguments, constants and results.
+#include <unordered_map>
+
+#include "backends/cuda/cuda_context.h"
+#include "base/hash.h"
+#include "ir/graph/walk.h"
+#include "runtime/backend_registry.h"
+
+#ifndef RUNG_CUDA_KERNEL_SOURCE_HASH
+#define RUNG_CUDA_KERNEL_SOURCE_HASH "unknown"
+#endif
+
+namespace rung::cuda {
+
+namespace {
+
+// Checks a device value against a declared type, binding symbolic dims on first sight.
+std::string fit(const TensorType& declared, const DevTensor& v, std::map<std::string, std::uint64_t>& bindings) {
+  if (declared.dtype != v.dtype)
+    return "has dtype " + std::string(dtype_name(v.dtype)) + ", expected " + std::string(dtype_name(declared.dtype));
+  if (declared.rank() != v.shape.size())
+    return "has shape " + ops::extents_to_string(v.shape) + ", expected " + declared.to_string();
+  for (std::size_t i = 0; i < declared.rank(); ++i) {
+    const Dim& d = declared.shape[i];
+    if (d.is_static()) {
+      if (d.extent() != v.shape[i]) return "has shape " + ops::extents_to_string(v.shape) + ", expected " + declared.to_string();
+    } else if (auto [it, ins] = bindings.emplace(d.name(), v.shape[i]); !ins && it->second != v.shape[i]) {
+      return "has extent " + std::to_string(v.shape[i]) + " in dimension " + std::to_string(i) + ", but " + d.name() + " = " +
+             std::to_string(it->second) + " already";
+    }
+  }
+  return {};
+}
+
+class CudaBackend final : public runtime::OpBackend {
+ public:
+  explicit CudaBackend(std::unique_ptr<Context> ctx) : ctx_(std::move(ctx)) {}
+
+  ops::Backend id() const override { return ops::Backend::cuda; }
+  ops::Tier tier() const override { return ctx_->tier(); }
+  runtime::DeviceProfile profile() const override { return ctx_->profile(); }
+
+  std::string kernel_hash(const ops::OpDef& op) const override {
+    if (!find_dev_kernel(op.name)) return {};
+    return sha3_256(std::string("rung.cuda.kernel.v1/") + op.name + "/" + RUNG_CUDA_KERNEL_SOURCE_HASH).hex();
+  }
+
+  std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
+                                                     const AttrMap& attrs, DiagnosticSink& diags) override {
+    std::vector<DevTensor> dev;
+    for (const auto& h : inputs) {
+      auto t = ctx_->upload(h, diags);
+      if (!t) return std::nullopt;
+      dev.push_back(std::move(*t));
+    }
+    auto out = run_dev(*ctx_, op, dev, attrs, diags);
+    if (!out) return std::nullopt;
+    std::vector<ops::HostTensor> res;
+    for (const auto& t : *out) {
+      auto h = ctx_->download(t, diags);
+      if (!h) return std::nullopt;
+      res.push_back(std::move(*h));
+    }
+    return res;
+  }
+
+  std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
+                                                         DiagnosticSink& diags) override {
+    std::vector<DevTensor> dev;
+    for (const auto& h : args) {
+      auto t = ctx_->upload(h, diags);
+      if (!t) return std::nullopt;
+      dev.push_back(std::move(*t));
+    }
+    auto out = run_region_dev(g, region, dev, diags, 0);
+    if (!out) return std::nullopt;
+    std::vector<ops::HostTensor> res;
+    for (const auto& t : *out) {
+      auto h = ctx_->download(t, diags);
+      if (!h) return std::nullopt;
+      res.push_back(std::move(*h));
+    }
+    return res;
+  }
+
+  // The reference interpreter's walk (backends/reference/interpreter.cpp) over device values.
+  std::optional<std::vector<DevTensor>> run_region_dev(const Graph& g, RegionId rid, std::span<const DevTensor> args,
+                                                       DiagnosticSink& diags, int depth) {
+    const Region& r = g.region(rid);
+    if (depth > 64) {
+      diags.error("R0004", "calls nested more than 64 deep (in `" + r.name + "`)");
+      return std::nullopt;
+    }
+    if (args.size() != r.params.size()) {
+      diags.error("R0001", "`" + r.name + "` takes " + std::to_string(r.params.size()) + " arguments, " +
+                               std::to_string(args.size()) + " were given");
+      return std::nullopt;
+    }
+    std::map<std::string, std::uint64_t> bindings;
+    std::unordered_map<NodeId, std::vector<DevTensor>> values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Node& p = g.node(r.params[i]);
+      std::string why = fit(p.outputs[0], args[i], bindings);
+      if (!why.empty()) {
+        diags.error("R0002", "argument `" + p.attrs.at("name").as<std::string>() + "` of `" + r.name + "` " + why);
+        return std::nullopt;
+      }
+      values[r.params[i]] = {args[i]};
+    }
+    std::vector<NodeId> order = nodes_in_region(g, r);
+    std::unordered_map<NodeId, std::size_t> uses;
+    for (NodeId n : order)
+      for (const auto& in : g.node(n).inputs) ++uses[in.node];
+    for (const auto& v : r.results) ++uses[v.node];
+    for (NodeId n : order) {
+      if (values.count(n)) continue;
+      const Node& node = g.node(n);
+      std::vector<DevTensor> inputs;
+      for (const auto& in : node.inputs) inputs.push_back(values.at(in.node).at(in.output));
+      std::optional<std::vector<DevTensor>> out;
+      std::size_t before = diags.all().size();
+      if (node.opcode == opcode::kConst) {
+        const TensorType& t = node.outputs[0];
+        ops::Extents ext;
+        for (const auto& d : t.shape) ext.push_back(d.extent());
+        const Bytes& b = node.attrs.at("value").as<Bytes>();
+        auto dv = ctx_->upload(ops::HostTensor(t.dtype, std::move(ext), std::vector<std::uint8_t>(b.begin(), b.end())), diags);
+        if (!dv) return std::nullopt;
+        out.emplace();
+        out->push_back(std::move(*dv));
+      } else if (node.opcode == opcode::kCall) {
+        RegionId callee = *g.find_region(node.attrs.at("callee").as<Hash256>());
+        out = run_region_dev(g, callee, inputs, diags, depth + 1);
+      } else {
+        const ops::OpDef* def = ops::op_registry().find(node.opcode);
+        if (!def) {
+          diags.error("N0010", "unknown op `" + node.opcode + "`");
+          return std::nullopt;
+        }
+        out = run_dev(*ctx_, *def, inputs, node.attrs, diags);
+      }
+      if (!out) {
+        if (diags.all().size() > before) diags.last().note("while evaluating " + describe_node(g, n) + " in `" + r.name + "`");
+        return std::nullopt;
+      }
+      if (out->size() != node.outputs.size()) {
+        diags.error("R0003", describe_node(g, n) + " produced " + std::to_string(out->size()) + " results, its type declares " +
+                                 std::to_string(node.outputs.size()));
+        return std::nullopt;
+      }
+      for (std::size_t i = 0; i < out->size(); ++i) {
+        std::string why = fit(node.outputs[i], (*out)[i], bindings);
+        if (!why.empty()) {
+          diags.error("R0003", describe_node(g, n) + " result " + std::to_string(i) + " " + why);
+          return std::nullopt;
+        }
+      }
+      values[n] = std::move(*out);
+      for (const auto& in : node.inputs)
+        if (--uses[in.node] == 0) values.erase(in.node);
+    }
+    std::vector<DevTensor> results;
+    for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
+    if (!ctx_->sync(diags)) return std::nullopt;  // a failed kernel surfaces here, before any result is used
+    return results;
+  }
+
+  Context& context() { return *ctx_; }
+
+ private:
+  std::unique_ptr<Context> ctx_;
+};
+
+// Kernel entries in the op registry, so `missing_kernels(cuda)` answers truthfully.
+void register_kernels() {
+  static bool done = [] {
+    auto& reg = ops::op_registry();
+    for (const ops::OpDef* op : reg.all()) {
+      const DevKernel* k = find_dev_kernel(op->name);
+      if (!k) continue;
+      ops::DTypeSet all;
+      for (const auto& tv : op->type_vars) all = all | tv.allowed;
+      if (all == ops::DTypeSet{}) all = ops::kPlain;  // operands of fixed dtypes only
+      reg.register_kernel(op->id, ops::Backend::cuda, ops::KernelEntry{"cuda." + op->name, k, all, true});
+    }
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, DiagnosticSink& diags) {
+  register_kernels();
+  auto ctx = Context::create(tier, diags);
+  if (!ctx) return nullptr;
+  return std::make_unique<CudaBackend>(std::move(ctx));
+}
+
+}  // namespace rung::cuda
+
+namespace rung::runtime {
+
+void register_cuda_backend(BackendRegistry& r) {
+  rung::cuda::register_kernels();
+  r.add({"cuda", "NVIDIA GPUs: exact kernels bit-identical to the reference in tier debug, cuBLAS tensor cores in tier fast",
+         [](ops::Tier t, DiagnosticSink& d) { return rung::cuda::make_cuda_backend(t, d); }});
+}
+
+}  // namespace rung::runtime

@@ -1,0 +1,92 @@
+// Host side of the CUDA backend: device memory as values (DevTensor), the context that owns
+// the stream, cuBLAS handle and pinned staging buffer, and the per-op device kernels.
+// Every CUDA call goes through `Context::check`, so a failure becomes a diagnostic (U0002),
+// never silently wrong data.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "ops/host_tensor.h"
+#include "ops/registry.h"
+#include "ops/tier.h"
+#include "runtime/op_backend.h"
+
+namespace rung::cuda {
+
+class Context;
+
+// A buffer in device memory, freed (stream-ordered) when the last DevTensor using it goes.
+struct DevBuffer {
+  void* ptr = nullptr;
+  std::uint64_t bytes = 0;
+  Context* ctx = nullptr;
+  ~DevBuffer();
+};
+
+struct DevTensor {
+  DType dtype = DType::f32;
+  ops::Extents shape;
+  std::shared_ptr<DevBuffer> buf;
+  std::uint64_t numel() const { return ops::element_count(shape); }
+  void* data() const { return buf ? buf->ptr : nullptr; }
+};
+
+class Context {
+ public:
+  // Null (with U0001 naming the alternatives) when no usable device is present.
+  static std::unique_ptr<Context> create(ops::Tier tier, DiagnosticSink& diags);
+  ~Context();
+
+  ops::Tier tier() const { return tier_; }
+  const runtime::DeviceProfile& profile() const { return profile_; }
+  void* stream() const { return stream_; }
+  void* cublas() const { return cublas_; }
+
+  // `err` is a cudaError_t (or a cuBLAS status when `cublas`); false + U0002 on failure.
+  bool check(int err, const std::string& what, DiagnosticSink& diags, bool cublas = false);
+
+  std::optional<DevTensor> alloc(DType dt, ops::Extents shape, DiagnosticSink& diags);
+  std::optional<DevTensor> upload(const ops::HostTensor& t, DiagnosticSink& diags);
+  std::optional<ops::HostTensor> download(const DevTensor& t, DiagnosticSink& diags);
+  bool sync(DiagnosticSink& diags);
+
+  // Transfer counters (recorded for run records and benchmarks).
+  std::uint64_t bytes_up = 0, bytes_down = 0;
+
+ private:
+  Context() = default;
+  ops::Tier tier_ = ops::Tier::debug;
+  runtime::DeviceProfile profile_;
+  void* stream_ = nullptr;
+  void* cublas_ = nullptr;
+  void* pinned_ = nullptr;
+  std::uint64_t pinned_bytes_ = 0;
+  bool ensure_pinned(std::uint64_t bytes, DiagnosticSink& diags);
+};
+
+// A device kernel for one op: inputs on the device, resolved attributes, outputs allocated
+// with the types the registry's shape rule inferred (data-dependent shapes are not offered).
+using DevKernel = std::function<bool(Context&, std::span<const DevTensor>, const ops::Attrs&, std::vector<DevTensor>&,
+                                     DiagnosticSink&)>;
+const DevKernel* find_dev_kernel(std::string_view op);
+std::vector<std::string> dev_kernel_names();
+
+// Runs `op` on device tensors: type inference through the registry, output allocation,
+// the kernel. Diagnostics as ops::evaluate (N0010/N0011/N0013), device failures U0002.
+std::optional<std::vector<DevTensor>> run_dev(Context& ctx, const ops::OpDef& op, std::span<const DevTensor> inputs,
+                                              const AttrMap& attrs, DiagnosticSink& diags);
+
+// cuBLAS for tier fast: TF32 tensor cores for f32 operands, BF16 for bf16 (f32 accumulate).
+struct MatmulSpec;
+bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags);
+
+// The backend (registered as "cuda").
+std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, DiagnosticSink& diags);
+
+}  // namespace rung::cuda

@@ -1,0 +1,100 @@
+// The narrow interface between the host side of the CUDA backend (g++) and its kernels
+// (nvcc): plain views of device memory and one launcher per kernel family. Launchers only
+// enqueue work on `stream` and return the launch's cudaError_t (0 = success); the backend
+// turns any other value into a diagnostic. Element types are rung's DType codes.
+#pragma once
+
+#include <cstdint>
+
+namespace rung::cuda {
+
+inline constexpr int kMaxRank = 8;
+
+#if defined(__CUDACC__)
+#define RUNG_CUDA_HD __host__ __device__
+#else
+#define RUNG_CUDA_HD
+#endif
+
+// Extents of a row-major tensor (rank <= kMaxRank).
+struct Dims {
+  int rank = 0;
+  std::uint64_t ext[kMaxRank] = {};
+  RUNG_CUDA_HD std::uint64_t numel() const {
+    std::uint64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= ext[i];
+    return n;
+  }
+};
+
+// An operand read through element strides aligned to some iteration space (0 where it
+// broadcasts). `dense` says the strides are the iteration space's own row-major strides.
+struct Strided {
+  const void* data = nullptr;
+  int dtype = 0;
+  std::int64_t stride[kMaxRank] = {};
+  bool dense = false;
+};
+
+using Stream = void*;  // a cudaStream_t
+
+enum class Ew : int {
+  // binary arithmetic
+  add, sub, mul, div, maximum, minimum, pow,
+  // comparisons and logic (bool results)
+  eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
+  // unary
+  neg, abs, square, sqrt, rsqrt, reciprocal, relu, exp, log, sin, cos, tanh, sigmoid, silu, erf, gelu, gelu_tanh,
+  logical_not,
+};
+
+// y[i] = f(a[i]) over `n` elements; a and y have the same element count, any dtypes the
+// op admits (f16/bf16 compute in f32).
+int launch_unary(Ew op, const void* x, int x_dtype, void* y, int y_dtype, std::uint64_t n, Stream s);
+// y = f(a, b) over `out` with broadcasting strides.
+int launch_binary(Ew op, const Strided& a, const Strided& b, void* y, int y_dtype, const Dims& out, Stream s);
+// clamp(x; lo, hi) on floats.
+int launch_clamp(const void* x, int dtype, void* y, std::uint64_t n, double lo, double hi, Stream s);
+// where(cond, a, b) copying the chosen element's bits.
+int launch_where(const Strided& c, const Strided& a, const Strided& b, void* y, int elem_bytes, const Dims& out, Stream s);
+// cast between plain dtypes (docs/semantics.md §4).
+int launch_cast(const void* x, int from, void* y, int to, std::uint64_t n, Stream s);
+
+// Copies `elem_bytes`-sized elements: for every index c of `it` (row-major),
+// dst[dst_base + sum c_d * dst_stride_d] = src[src_base + sum c_d * src_stride_d].
+int launch_copy_strided(const void* src, std::int64_t src_base, const std::int64_t* src_stride, void* dst,
+                        std::int64_t dst_base, const std::int64_t* dst_stride, const Dims& it, int elem_bytes, Stream s);
+// Fills n elements with one bit pattern.
+int launch_fill(void* dst, std::uint64_t n, int elem_bytes, std::uint64_t pattern, Stream s);
+
+// Reductions. The input is seen as [outer..., reduced...] through `kept` (extents and input
+// strides of the kept axes, row-major over outputs) and `red` (of the reduced axes).
+enum class Red : int { sum, mean, prod, max, min, argmax, argmin, variance, logsumexp };
+struct ReduceSpec {
+  Dims kept;
+  std::int64_t kept_stride[kMaxRank] = {};
+  Dims red;
+  std::int64_t red_stride[kMaxRank] = {};
+  std::int64_t correction = 0;
+};
+// Scratch for the tree's levels is taken from the stream-ordered allocator.
+int launch_reduce(Red op, const void* x, int dtype, void* y, int y_dtype, const ReduceSpec& spec, Stream s);
+
+// softmax / log_softmax over rows: row r's element i at base(r) + i * inner, with
+// base(r) = (r / inner) * n * inner + r % inner.
+int launch_softmax(bool log, const void* x, int dtype, void* y, std::uint64_t outer, std::uint64_t n,
+                   std::uint64_t inner, Stream s);
+
+// matmul: batch of M x N outputs, C[b](i, j) = chain_k A[b](i, k) * B[b](k, j), with A(i, k)
+// at a_off(b) + i * a_rs + k * a_ks and likewise B(k, j) at b_off(b) + k * b_ks + j * b_cs.
+struct MatmulSpec {
+  std::uint64_t M = 0, N = 0, K = 0;
+  std::int64_t a_rs = 0, a_ks = 0, b_ks = 0, b_cs = 0;
+  Dims batch;                                 // the output's batch dims
+  std::int64_t a_bs[kMaxRank] = {}, b_bs[kMaxRank] = {};  // batch strides (0: broadcast)
+  const void* bias = nullptr;                 // linear: + bias[j] after the chain (separately rounded)
+  int bias_dtype = 0;
+};
+int launch_matmul_exact(const void* a, const void* b, int dtype, void* c, int c_dtype, const MatmulSpec& m, Stream s);
+
+}  // namespace rung::cuda

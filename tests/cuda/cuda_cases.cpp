@@ -1,0 +1,162 @@
+#include "cuda_cases.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace rung::cuda_test {
+
+ops::HostTensor random_tensor(DType dt, ops::Extents shape, std::uint64_t seed, bool specials) {
+  ops::HostTensor t(dt, shape);
+  std::mt19937_64 rng(seed);
+  std::uint64_t n = t.numel();
+  const DTypeInfo& info = dtype_info(dt);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::uint64_t r = rng();
+    if (info.is_float) {
+      double v = std::ldexp(static_cast<double>(r >> 11) / 9007199254740992.0 - 0.5, static_cast<int>(r % 7) - 1);
+      if (specials) {
+        switch (r % 97) {
+          case 0: v = std::numeric_limits<double>::quiet_NaN(); break;
+          case 1: v = std::numeric_limits<double>::infinity(); break;
+          case 2: v = -std::numeric_limits<double>::infinity(); break;
+          case 3: v = -0.0; break;
+          case 4: v = 0.0; break;
+          case 5: v = 1e-40; break;  // an f32 subnormal
+          case 6: v = -3e38; break;
+          case 7: v = 90.5; break;
+          default: break;
+        }
+      }
+      t.store_f64(i, v);
+    } else if (dt == DType::boolean) {
+      t.store_bool(i, (r & 1) != 0);
+    } else {
+      t.store_int(i, specials ? r : r % 200);
+    }
+  }
+  return t;
+}
+
+namespace {
+
+using Ext = ops::Extents;
+const DType kFloats[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
+
+AttrMap attrs(std::initializer_list<std::pair<const std::string, AttrValue>> l) { return AttrMap(l); }
+
+}  // namespace
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cs;
+  std::uint64_t seed = 1;
+  auto R = [&](DType dt, Ext s, bool sp = true) { return random_tensor(dt, std::move(s), seed++, sp); };
+
+  // Elementwise: unary over every float dtype (f64 only where the op admits it).
+  for (const char* op : {"neg", "abs", "square", "sqrt", "rsqrt", "reciprocal", "relu"})
+    for (DType dt : kFloats) cs.push_back({op, {R(dt, {37, 129})}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
+  for (const char* op : {"exp", "log", "sin", "cos", "tanh", "sigmoid", "silu", "erf"})
+    for (DType dt : {DType::f32, DType::f16, DType::bf16}) {
+      ops::HostTensor x = R(dt, {41, 257});
+      for (std::uint64_t i = 0; i < x.numel(); i += 13) x.store_f32(i, x.load_f32(i) * 3000.0f);  // big arguments too
+      cs.push_back({op, {x}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
+    }
+  cs.push_back({"gelu", {R(DType::f32, {33, 300})}, {}, "gelu erf"});
+  cs.push_back({"gelu", {R(DType::f32, {33, 300})}, attrs({{"approximate", std::string("tanh")}}), "gelu tanh"});
+  for (DType dt : {DType::i32, DType::i8, DType::i64})
+    for (const char* op : {"neg", "abs", "square", "relu"}) cs.push_back({op, {R(dt, {1000})}, {}, std::string(op) + " int"});
+  cs.push_back({"clamp", {R(DType::f32, {999})}, attrs({{"min", -0.25}, {"max", 0.5}}), "clamp"});
+  cs.push_back({"clamp", {R(DType::f64, {999})}, attrs({{"min", 0.5}, {"max", -0.25}}), "clamp min>max"});
+
+  // Binary with broadcasting.
+  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+    for (DType dt : {DType::f32, DType::f64, DType::bf16, DType::f16, DType::i32, DType::i8, DType::u8, DType::i64, DType::u64}) {
+      cs.push_back({op, {R(dt, {37, 129}), R(dt, {129})}, {}, std::string(op) + " " + std::string(dtype_name(dt)) + " row bcast"});
+    }
+    cs.push_back({op, {R(DType::f32, {5, 1, 7}), R(DType::f32, {3, 1})}, {}, std::string(op) + " 2-sided bcast"});
+  }
+  cs.push_back({"pow", {R(DType::f32, {64, 65}), R(DType::f32, {64, 65})}, {}, "pow"});
+  {
+    ops::HostTensor b = R(DType::f32, {65});
+    for (std::uint64_t i = 0; i < 65; ++i) b.store_f32(i, static_cast<float>(static_cast<int>(i) - 32) * 0.5f);
+    cs.push_back({"pow", {R(DType::f32, {64, 65}), b}, {}, "pow integer exponents"});
+  }
+  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"})
+    for (DType dt : {DType::f32, DType::i32, DType::bf16})
+      cs.push_back({op, {R(dt, {31, 40}), R(dt, {1, 40})}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
+  for (const char* op : {"logical_and", "logical_or", "logical_xor"})
+    cs.push_back({op, {R(DType::boolean, {300}), R(DType::boolean, {300})}, {}, op});
+  cs.push_back({"logical_not", {R(DType::boolean, {300})}, {}, "logical_not"});
+  cs.push_back({"where", {R(DType::boolean, {37, 1}), R(DType::f32, {37, 129}), R(DType::f32, {129})}, {}, "where f32"});
+  cs.push_back({"where", {R(DType::boolean, {50}), R(DType::i64, {50}), R(DType::i64, {1})}, {}, "where i64"});
+
+  // Casts between all pairs of a representative set.
+  const DType cast_types[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i64, DType::i32,
+                              DType::i8,  DType::u8,  DType::u32,  DType::u64, DType::boolean};
+  for (DType from : cast_types)
+    for (DType to : cast_types) {
+      ops::HostTensor x = R(from, {513});
+      if (dtype_info(from).is_float)
+        for (std::uint64_t i = 0; i < 513; i += 3) x.store_f64(i, x.load_f64(i) * 1e12);  // saturation and rounding
+      cs.push_back({"cast", {x}, attrs({{"to", to}}), "cast " + std::string(dtype_name(from)) + "->" + std::string(dtype_name(to))});
+    }
+
+  // Reductions: one chunk, several chunks, three tree levels, strided axes, integers.
+  using V = std::vector<std::int64_t>;
+  for (const char* op : {"sum", "mean", "prod", "max", "min", "variance", "logsumexp"}) {
+    for (DType dt : {DType::f32, DType::bf16, DType::f64}) {
+      if (std::string(op) == "logsumexp" && dt == DType::f64) continue;
+      cs.push_back({op, {R(dt, {5, 7000, 3})}, attrs({{"axes", V{1}}}), std::string(op) + " middle axis " + std::string(dtype_name(dt))});
+      cs.push_back({op, {R(dt, {300, 130}, false)}, attrs({{"axes", V{-1}}, {"keepdims", true}}), std::string(op) + " rows"});
+    }
+    cs.push_back({op, {R(DType::f32, {6, 50, 7}, false)}, attrs({{"axes", V{0, 2}}}), std::string(op) + " axes 0,2"});
+    cs.push_back({op, {R(DType::f32, {100000}, false)}, attrs({{"axes", V{}}}), std::string(op) + " all, 25 chunks"});
+  }
+  cs.push_back({"sum", {R(DType::f32, {(1u << 24) + 4099}, false)}, attrs({{"axes", V{}}}), "sum 3 levels"});
+  cs.push_back({"variance", {R(DType::f32, {40, 999}, false)}, attrs({{"axes", V{1}}, {"correction", std::int64_t{1}}}), "variance unbiased"});
+  for (const char* op : {"sum", "prod", "max", "min"})
+    for (DType dt : {DType::i32, DType::u8, DType::i64})
+      cs.push_back({op, {R(dt, {17, 5000})}, attrs({{"axes", V{1}}}), std::string(op) + " int " + std::string(dtype_name(dt))});
+  for (const char* op : {"argmax", "argmin"}) {
+    cs.push_back({op, {R(DType::f32, {40, 333})}, attrs({{"axis", std::int64_t{1}}}), std::string(op) + " f32 with NaN"});
+    cs.push_back({op, {R(DType::f32, {40, 333}, false)}, attrs({{"axis", std::int64_t{0}}}), std::string(op) + " axis 0"});
+    cs.push_back({op, {R(DType::i32, {3, 70000})}, attrs({{"axis", std::int64_t{-1}}}), std::string(op) + " i32"});
+  }
+
+  // softmax family: warp rows, block rows (several chunks), strided axis.
+  for (const char* op : {"softmax", "log_softmax"}) {
+    cs.push_back({op, {R(DType::f32, {64, 1000}, false)}, attrs({{"axis", std::int64_t{-1}}}), std::string(op) + " rows"});
+    cs.push_back({op, {R(DType::f32, {3, 9000, 2}, false)}, attrs({{"axis", std::int64_t{1}}}), std::string(op) + " long strided"});
+    cs.push_back({op, {R(DType::bf16, {8, 77})}, attrs({{"axis", std::int64_t{0}}}), std::string(op) + " bf16 with specials"});
+  }
+
+  // matmul: every transpose combination, tails in every dim, broadcast batches, dtypes.
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Ext sa = ta ? Ext{70, 130} : Ext{130, 70}, sb = tb ? Ext{200, 70} : Ext{70, 200};
+      cs.push_back({"matmul", {R(DType::f32, sa), R(DType::f32, sb)}, attrs({{"transpose_a", ta}, {"transpose_b", tb}}),
+                    std::string("matmul ta=") + (ta ? "1" : "0") + " tb=" + (tb ? "1" : "0")});
+    }
+  cs.push_back({"matmul", {R(DType::f32, {3, 1, 33, 17}), R(DType::f32, {4, 17, 20})}, {}, "matmul broadcast batch"});
+  cs.push_back({"matmul", {R(DType::f32, {300, 1000}, false), R(DType::f32, {1000, 260}, false)}, {}, "matmul K=1000"});
+  cs.push_back({"matmul", {R(DType::f32, {5, 0}), R(DType::f32, {0, 7})}, {}, "matmul K=0"});
+  for (DType dt : {DType::f16, DType::bf16, DType::f64})
+    cs.push_back({"matmul", {R(dt, {40, 50}), R(dt, {50, 30})}, {}, std::string("matmul ") + std::string(dtype_name(dt))});
+  cs.push_back({"linear", {R(DType::f32, {2, 45, 64}), R(DType::f32, {33, 64}), R(DType::f32, {33})}, {}, "linear bias"});
+  cs.push_back({"linear", {R(DType::f32, {45, 64}), R(DType::f32, {33, 64})}, {}, "linear"});
+
+  // Shape ops.
+  cs.push_back({"reshape", {R(DType::f32, {6, 10})}, attrs({{"shape", Shape{Dim::fixed(3), Dim::fixed(20)}}}), "reshape"});
+  cs.push_back({"broadcast_to", {R(DType::bf16, {3, 1})}, attrs({{"shape", Shape{Dim::fixed(2), Dim::fixed(3), Dim::fixed(5)}}}), "broadcast_to"});
+  cs.push_back({"transpose", {R(DType::f32, {4, 5, 6})}, attrs({{"perm", V{2, 0, 1}}}), "transpose perm"});
+  cs.push_back({"transpose", {R(DType::i8, {4, 5, 6})}, {}, "transpose reverse"});
+  cs.push_back({"slice", {R(DType::f32, {10, 12})}, attrs({{"starts", V{1, 11}}, {"ends", V{9, -100}}, {"steps", V{3, -2}}}), "slice steps"});
+  cs.push_back({"slice", {R(DType::f64, {10, 12})}, attrs({{"starts", V{-4}}, {"ends", V{100}}, {"axes", V{1}}}), "slice axes"});
+  cs.push_back({"concat", {R(DType::f32, {2, 3}), R(DType::f32, {2, 5}), R(DType::f32, {2, 1})}, attrs({{"axis", std::int64_t{1}}}), "concat"});
+  cs.push_back({"expand_like", {R(DType::f32, {4}), R(DType::f32, {4, 6})}, attrs({{"axes", V{1}}}), "expand_like"});
+  cs.push_back({"zeros_like", {R(DType::f32, {4, 6})}, {}, "zeros_like"});
+  cs.push_back({"ones_like", {R(DType::bf16, {4, 6})}, {}, "ones_like"});
+  return cs;
+}
+
+}  // namespace rung::cuda_test

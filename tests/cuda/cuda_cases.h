@@ -1,0 +1,26 @@
+// Op applications the GPU suite runs on the cuda backend and the reference: every op the
+// backend implements, with awkward shapes (odd extents, broadcasting, several tree levels)
+// and special values (NaN, ±inf, ±0, subnormals). Inputs are drawn from a fixed seed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph/attr.h"
+#include "ops/host_tensor.h"
+
+namespace rung::cuda_test {
+
+struct Case {
+  std::string op;
+  std::vector<ops::HostTensor> inputs;
+  AttrMap attrs;
+  std::string label;  // printed on a mismatch
+};
+
+std::vector<Case> all_cases();
+
+// Random tensor of `dt`: floats mix normal values with the special ones; ints span the type.
+ops::HostTensor random_tensor(DType dt, ops::Extents shape, std::uint64_t seed, bool specials = true);
+
+}  // namespace rung::cuda_test

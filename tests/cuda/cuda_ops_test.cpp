@@ -1,0 +1,130 @@
+// The CUDA backend against the reference: every op the backend implements, on awkward
+// shapes and special values, must give the reference's bits in tier debug (0 differing
+// bits), and matmul in tier fast must stay inside its tolerance class. Without a GPU the
+// device tests skip loudly and the factory's diagnostic is checked instead.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cuda_cases.h"
+#include "ops/compare.h"
+#include "ops/evaluate.h"
+#include "runtime/backend_registry.h"
+
+namespace rung {
+namespace {
+
+std::unique_ptr<runtime::OpBackend> make(ops::Tier tier, DiagnosticSink& d) {
+  return runtime::backend_registry().create("cuda", tier, d);
+}
+
+#define REQUIRE_GPU(backend)                                                                             \
+  DiagnosticSink diags_;                                                                                 \
+  auto backend = make(ops::Tier::debug, diags_);                                                         \
+  if (!backend) {                                                                                        \
+    std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the GPU suite did not run ***\n");         \
+    GTEST_SKIP() << "no CUDA device: " << (diags_.all().empty() ? "" : diags_.all()[0].message);         \
+  }
+
+TEST(Cuda, FactoryWithoutDeviceNamesAlternatives) {
+  DiagnosticSink d;
+  auto b = make(ops::Tier::debug, d);
+  if (b) {
+    EXPECT_EQ(b->profile().backend, "cuda");
+    EXPECT_FALSE(b->profile().device.empty());
+    EXPECT_TRUE(b->profile().facts.count("sm_count"));
+    std::printf("device profile: %s\n", b->profile().to_string().c_str());
+    return;
+  }
+  ASSERT_TRUE(d.contains("U0001"));
+  bool names_reference = false;
+  for (const auto& n : d.all()[0].notes) names_reference |= n.find("reference") != std::string::npos;
+  EXPECT_TRUE(names_reference);
+}
+
+TEST(Cuda, RegistryKnowsItsKernels) {
+  runtime::backend_registry();  // registers the cuda kernels
+  const ops::OpDef* add = ops::op_registry().find("add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_NE(ops::op_registry().kernel(add->id, ops::Backend::cuda), nullptr);
+  auto missing = ops::op_registry().missing_kernels(ops::Backend::cuda);
+  std::printf("ops without a cuda kernel: %zu of %zu\n", missing.size(), ops::op_registry().size());
+}
+
+TEST(Cuda, EveryOpBitIdenticalToReference) {
+  REQUIRE_GPU(backend);
+  auto cases = cuda_test::all_cases();
+  int failed = 0, compared = 0;
+  std::uint64_t elements = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  for (const auto& c : cases) {
+    const ops::OpDef* def = ops::op_registry().find(c.op);
+    ASSERT_NE(def, nullptr) << c.op;
+    DiagnosticSink dr, dc;
+    auto ref = ops::evaluate(*def, c.inputs, c.attrs, dr);
+    auto got = backend->run_op(*def, c.inputs, c.attrs, dc);
+    if (!ref) {
+      EXPECT_FALSE(got) << c.label << ": the reference refused, the GPU did not";
+      continue;
+    }
+    if (!got) {
+      ++failed;
+      ADD_FAILURE() << c.label << ": cuda failed: " << (dc.all().empty() ? "?" : dc.all()[0].code + " " + dc.all()[0].message);
+      continue;
+    }
+    ASSERT_EQ(got->size(), ref->size()) << c.label;
+    for (std::size_t i = 0; i < ref->size(); ++i) {
+      ++compared;
+      elements += (*ref)[i].numel();
+      if ((*got)[i].identical((*ref)[i])) continue;
+      ++failed;
+      auto v = ops::compare((*got)[i], (*ref)[i], ops::TolClass::exact, ops::Tier::debug);
+      ADD_FAILURE() << c.label << " output " << i << ": " << v.bit_mismatches << " of " << v.count
+                    << " elements differ; first/worst at " << v.worst_index << ": got " << v.worst_actual << " expected "
+                    << v.worst_expected << " (" << v.summary() << ")";
+    }
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("cuda vs reference: %zu cases, %d outputs, %llu elements, %d differing outputs (%.1f s)\n", cases.size(), compared,
+              static_cast<unsigned long long>(elements), failed, s);
+}
+
+TEST(Cuda, FastTierMatmulWithinItsClass) {
+  REQUIRE_GPU(backend);
+  DiagnosticSink d;
+  auto fast = make(ops::Tier::fast, d);
+  ASSERT_NE(fast, nullptr);
+  const ops::OpDef* mm = ops::op_registry().find("matmul");
+  for (DType dt : {DType::f32, DType::bf16}) {
+    auto a = cuda_test::random_tensor(dt, {256, 512}, 11, false), b = cuda_test::random_tensor(dt, {512, 384}, 12, false);
+    std::vector<ops::HostTensor> in{a, b};
+    DiagnosticSink d1, d2;
+    auto ref = ops::evaluate(*mm, in, {}, d1);
+    auto got = fast->run_op(*mm, in, {}, d2);
+    ASSERT_TRUE(ref && got) << (d2.all().empty() ? "" : d2.all()[0].message);
+    auto v = ops::compare((*got)[0], (*ref)[0], mm->tolerance.fast, ops::Tier::fast);
+    EXPECT_TRUE(v.pass) << dtype_name(dt) << ": " << v.summary();
+    std::printf("fast matmul %s: %s\n", std::string(dtype_name(dt)).c_str(), v.summary().c_str());
+  }
+}
+
+TEST(Cuda, KernelFailureIsADiagnostic) {
+  REQUIRE_GPU(backend);
+  // An op the backend lacks is a diagnostic naming it, never a silent detour.
+  for (const ops::OpDef* op : ops::op_registry().missing_kernels(ops::Backend::cuda)) {
+    DiagnosticSink d;
+    auto r = backend->run_op(*op, {}, {}, d);
+    EXPECT_FALSE(r);
+    EXPECT_TRUE(d.contains("U0004")) << op->name;
+    break;
+  }
+  // Bad operands are the registry's N0011, as on the reference.
+  DiagnosticSink d;
+  std::vector<ops::HostTensor> in{cuda_test::random_tensor(DType::f32, {3, 4}, 1), cuda_test::random_tensor(DType::f32, {5, 6}, 2)};
+  EXPECT_FALSE(backend->run_op(*ops::op_registry().find("matmul"), in, {}, d));
+  EXPECT_TRUE(d.contains("N0011"));
+}
+
+}  // namespace
+}  // namespace rung
