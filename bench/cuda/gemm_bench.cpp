@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backends/cuda/device_api.h"
@@ -106,6 +107,13 @@ int main(int argc, char** argv) {
     int reps = n >= 8192 ? 5 : 10;
     double flops = 2.0 * n * n * n;
     double t_exact = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s)); });
+    // The other tile configurations of the same exact chain (bench only: which one ships).
+    std::string variants;
+    for (int v = 0; v < 4; ++v) {
+      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact_variant(v, a, b, c, m, s)); });
+      variants += " v" + std::to_string(v) + "=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5));
+    }
+    std::printf("exact tile variants at n=%llu (TFLOP/s):%s\n", static_cast<unsigned long long>(n), variants.c_str());
     const float one = 1, zero = 0;
     int ni = static_cast<int>(n);
     CK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));

@@ -157,7 +157,25 @@ int main(int argc, char** argv) {
       auto v = ops::compare(f[i], a[i], ops::TolClass::loose, ops::Tier::fast);
       if (v.normwise >= worst_norm) { worst_norm = v.normwise; worst = names[i]; }
     }
-    std::printf("| fast (TF32 matmuls) | %.2f | worst normwise vs debug: %.2e (%s) |\n", t_fast, worst_norm, worst.c_str());
+    std::printf("| fast, f32 tensors (cuBLAS SGEMM) | %.2f | worst normwise vs debug: %.2e (%s) |\n", t_fast, worst_norm, worst.c_str());
+    // The same program on bf16 tensors: cuBLAS BF16 tensor cores, f32 arithmetic inside
+    // every other op, one bf16 rounding per op output.
+    std::vector<ops::HostTensor> bin;
+    for (const auto& t : fin) {
+      ops::HostTensor h(DType::bf16, t.shape());
+      for (std::uint64_t i = 0; i < t.numel(); ++i) h.store_f32(i, t.load_f32(i));
+      bin.push_back(std::move(h));
+    }
+    double t_bf = 0;
+    auto fb = run_gpu(*fast, full, bin, &t_bf, 5);
+    worst_norm = 0;
+    for (std::size_t i = 0; i < fb.size(); ++i) {
+      ops::HostTensor w(DType::f32, fb[i].shape());
+      for (std::uint64_t j = 0; j < w.numel(); ++j) w.store_f32(j, fb[i].load_f32(j));
+      auto v = ops::compare(w, a[i], ops::TolClass::loose, ops::Tier::fast);
+      if (v.normwise >= worst_norm) { worst_norm = v.normwise; worst = names[i]; }
+    }
+    std::printf("| fast, bf16 tensors (cuBLAS BF16) | %.2f | worst normwise vs debug f32: %.2e (%s) |\n", t_bf, worst_norm, worst.c_str());
   }
   return same == static_cast<int>(ref.size()) && repeat_same == static_cast<int>(a.size()) ? 0 : 1;
 }

@@ -156,6 +156,52 @@ std::vector<Case> all_cases() {
   cs.push_back({"expand_like", {R(DType::f32, {4}), R(DType::f32, {4, 6})}, attrs({{"axes", V{1}}}), "expand_like"});
   cs.push_back({"zeros_like", {R(DType::f32, {4, 6})}, {}, "zeros_like"});
   cs.push_back({"ones_like", {R(DType::bf16, {4, 6})}, {}, "ones_like"});
+
+  // Normalisation (warp-sized and multi-chunk groups), random draws, optimizer steps.
+  cs.push_back({"layer_norm", {R(DType::f32, {7, 300}), R(DType::f32, {300}), R(DType::f32, {300})}, {}, "layer_norm"});
+  cs.push_back({"layer_norm", {R(DType::bf16, {5, 5000}, false)}, {}, "layer_norm bf16 multi-chunk"});
+  cs.push_back({"rms_norm", {R(DType::f32, {9, 768}, false), R(DType::f32, {768})}, {}, "rms_norm"});
+  cs.push_back({"rms_norm", {R(DType::f32, {4, 6, 10}), R(DType::f32, {6, 10})}, attrs({{"axis", std::int64_t{-2}}}), "rms_norm 2 axes"});
+  Shape rshape{Dim::fixed(3), Dim::fixed(333)};
+  cs.push_back({"random_bits", {}, attrs({{"shape", rshape}, {"seed", std::int64_t{42}}, {"offset", std::int64_t{3}}, {"position", std::int64_t{5}}}), "random_bits"});
+  for (DType dt : {DType::f32, DType::bf16})
+    cs.push_back({"random_uniform", {}, attrs({{"shape", rshape}, {"seed", std::int64_t{-7}}, {"low", -2.0}, {"high", 3.0}, {"dtype", dt}}), "random_uniform"});
+  cs.push_back({"random_normal", {}, attrs({{"shape", rshape}, {"seed", std::int64_t{9}}, {"position", std::int64_t{3}}, {"mean", 1.0}, {"std", 2.0}}), "random_normal"});
+  cs.push_back({"sgd_update", {R(DType::f32, {1000}), R(DType::f32, {1000}), R(DType::f32, {1000})},
+                attrs({{"lr", 0.1}, {"momentum", 0.9}, {"weight_decay", 0.01}}), "sgd_update"});
+  for (bool decoupled : {false, true}) {
+    ops::HostTensor pows = ops::HostTensor::from_f32({2}, std::vector<float>{0.729f, 0.997003f});
+    cs.push_back({"adam_update", {R(DType::f32, {1000}, false), R(DType::f32, {1000}), R(DType::f32, {1000}, false),
+                                  ops::HostTensor::from_f32({1000}, std::vector<float>(1000, 0.25f)), pows},
+                  attrs({{"weight_decay", 0.01}, {"decoupled", decoupled}}), decoupled ? "adamw_update" : "adam_update"});
+  }
+
+  // Indexing: valid indices, and one out of range (both backends must refuse).
+  auto idx = [&](DType dt, ops::Extents s, std::uint64_t bound) {
+    ops::HostTensor t(dt, s);
+    std::mt19937_64 rng(seed++);
+    for (std::uint64_t i = 0; i < t.numel(); ++i) t.store_int(i, rng() % bound);
+    return t;
+  };
+  cs.push_back({"gather", {R(DType::f32, {10, 7}), idx(DType::i32, {5}, 10)}, {}, "gather axis 0"});
+  cs.push_back({"gather", {R(DType::bf16, {4, 10, 3}), idx(DType::i64, {2, 3}, 10)}, attrs({{"axis", std::int64_t{1}}}), "gather axis 1"});
+  {
+    ops::HostTensor bad = idx(DType::i64, {6}, 10);
+    bad.store_int(4, 12);
+    cs.push_back({"gather", {R(DType::f32, {10, 7}), bad}, {}, "gather out of range (refused)"});
+  }
+  cs.push_back({"embedding", {R(DType::f32, {50, 16}), idx(DType::i64, {3, 4}, 50)}, {}, "embedding"});
+  for (DType dt : {DType::f32, DType::bf16, DType::i32})
+    cs.push_back({"one_hot", {idx(DType::i64, {20}, 10)}, attrs({{"depth", std::int64_t{10}}, {"dtype", dt}}), "one_hot"});
+  for (DType dt : {DType::f32, DType::i32})
+    cs.push_back({"iota", {}, attrs({{"shape", Shape{Dim::fixed(3), Dim::fixed(4), Dim::fixed(5)}}, {"axis", std::int64_t{1}}, {"dtype", dt}}), "iota"});
+  for (DType dt : {DType::f32, DType::bf16}) {
+    cs.push_back({"ffn_swiglu", {R(dt, {3, 5, 24}, false), R(dt, {40, 24}, false), R(dt, {40, 24}, false), R(dt, {24, 40}, false)}, {},
+                  "ffn_swiglu " + std::string(dtype_name(dt))});
+    cs.push_back({"ffn_gelu", {R(dt, {7, 24}, false), R(dt, {40, 24}, false), R(dt, {16, 40}, false), R(dt, {40}), R(dt, {16})},
+                  attrs({{"approximate", std::string("tanh")}}), "ffn_gelu " + std::string(dtype_name(dt))});
+  }
+  cs.push_back({"ffn_gelu", {R(DType::f32, {7, 24}), R(DType::f32, {40, 24}), R(DType::f32, {16, 40})}, {}, "ffn_gelu no bias"});
   return cs;
 }
 

@@ -1,7 +1,8 @@
-// Tier fast: matmul on the tensor cores through cuBLAS. f32 operands use TF32 (10-bit
-// mantissa products, f32 accumulation), bf16 operands BF16; both land inside the `loose`
-// class matmul declares for tier fast. Batches with a regular stride go to the strided
-// batched call; irregular broadcast batches loop.
+// Tier fast: matmul through cuBLAS. bf16 operands run on the BF16 tensor cores (f32
+// accumulation); f32 operands use cuBLAS SGEMM in full f32. TF32 was measured too
+// (bench/RESULTS.md): on inputs with cancellation it leaves elements outside the `loose`
+// class that tier fast declares for matmul, so it is not used. Batches with a regular
+// stride go to the strided batched call; irregular broadcast batches loop.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -15,7 +16,7 @@ bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor
   bool bf = a.dtype == DType::bf16;
   cudaDataType_t in_t = bf ? CUDA_R_16BF : CUDA_R_32F;
   cudaDataType_t out_t = c.dtype == DType::bf16 ? CUDA_R_16BF : c.dtype == DType::f16 ? CUDA_R_16F : CUDA_R_32F;
-  cublasComputeType_t comp = bf ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+  cublasComputeType_t comp = CUBLAS_COMPUTE_32F;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   cublasOperation_t opb = m.b_cs == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
   cublasOperation_t opa = m.a_ks == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;

@@ -239,8 +239,8 @@ bool transpose(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink&
   std::string err;
   if (a.integers("perm").empty()) {
     for (std::size_t i = 0; i < r; ++i) perm.push_back(r - 1 - i);
-  } else {
-    perm = *ops::normalize_axes(a.integers("perm"), r, false, err);
+  } else {  // in the given order (normalize_axes would sort them)
+    for (std::int64_t ax : a.integers("perm")) perm.push_back(static_cast<std::size_t>(ax < 0 ? ax + static_cast<std::int64_t>(r) : ax));
   }
   auto xs = row_major_strides(in[0].shape);
   std::vector<std::int64_t> st(r);
@@ -310,6 +310,185 @@ DevKernel fill_with(bool ones) {
   };
 }
 
+// Normalisation over the trailing axes from `axis` (groups of n contiguous elements).
+DevKernel norm(bool layer) {
+  return [layer](Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+    std::string err;
+    std::size_t ax = *ops::normalize_axis(a.integer("axis"), in[0].shape.size(), err);
+    std::uint64_t groups = 1, n = 1;
+    for (std::size_t i = 0; i < in[0].shape.size(); ++i) (i < ax ? groups : n) *= in[0].shape[i];
+    if (n > 4096ull * 4096ull) {
+      d.error("U0003", "normalising groups of " + std::to_string(n) + " elements: the cuda backend handles up to 4096^2");
+      return false;
+    }
+    const DevTensor* g = in.size() > 1 ? &in[1] : nullptr;
+    const DevTensor* b = in.size() > 2 ? &in[2] : nullptr;
+    return c.check(launch_norm(layer, in[0].data(), dt(in[0].dtype), g ? g->data() : nullptr, g ? dt(g->dtype) : 0,
+                               b ? b->data() : nullptr, b ? dt(b->dtype) : 0, out[0].data(), groups, n,
+                               static_cast<float>(a.real("eps")), c.stream()),
+                   "norm kernel", d);
+  };
+}
+
+DevKernel random(int kind) {
+  return [kind](Context& c, In, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+    float x = 0, y = 0;
+    if (kind == 1) x = static_cast<float>(a.real("low")), y = static_cast<float>(a.real("high"));
+    if (kind == 2) x = static_cast<float>(a.real("mean")), y = static_cast<float>(a.real("std"));
+    return c.check(launch_random(kind, out[0].data(), dt(out[0].dtype), out[0].numel(), static_cast<std::uint64_t>(a.integer("seed")),
+                                 static_cast<std::uint64_t>(a.integer("offset")), static_cast<std::uint64_t>(a.integer("position")),
+                                 x, y, c.stream()),
+                   "random kernel", d);
+  };
+}
+
+bool sgd(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  return c.check(launch_sgd(static_cast<const float*>(in[0].data()), static_cast<const float*>(in[1].data()),
+                            static_cast<const float*>(in[2].data()), static_cast<float*>(out[0].data()),
+                            static_cast<float*>(out[1].data()), in[0].numel(), static_cast<float>(a.real("lr")),
+                            static_cast<float>(a.real("momentum")), static_cast<float>(a.real("weight_decay")), c.stream()),
+                 "sgd kernel", d);
+}
+
+bool adam(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  float b1 = static_cast<float>(a.real("beta1")), b2 = static_cast<float>(a.real("beta2"));
+  float betas[2] = {b1, b2};
+  auto bt = c.upload(ops::HostTensor::from_f32({2}, std::span<const float>(betas, 2)), d);
+  if (!bt) return false;
+  Dims two = dims_of({2});
+  // pows' = pows * [beta1, beta2], one f32 multiply each.
+  if (!c.check(launch_binary(Ew::mul, bcast(in[4], {2}), bcast(*bt, {2}), out[3].data(), dt(DType::f32), two, c.stream()),
+               "adam pows", d))
+    return false;
+  return c.check(launch_adam(static_cast<const float*>(in[0].data()), static_cast<const float*>(in[1].data()),
+                             static_cast<const float*>(in[2].data()), static_cast<const float*>(in[3].data()),
+                             static_cast<const float*>(out[3].data()), static_cast<float*>(out[0].data()),
+                             static_cast<float*>(out[1].data()), static_cast<float*>(out[2].data()), in[0].numel(),
+                             static_cast<float>(a.real("lr")), b1, b2, static_cast<float>(a.real("eps")),
+                             static_cast<float>(a.real("weight_decay")), a.boolean("decoupled"), c.stream()),
+                 "adam kernel", d);
+}
+
+// Every index in [0, bound), else N0012 naming the first bad one (as the reference refuses).
+bool check_indices(Context& c, const DevTensor& idx, std::uint64_t bound, const std::string& what, DiagnosticSink& d) {
+  auto flag = c.alloc(DType::u64, {1}, d);
+  if (!flag) return false;
+  if (!c.check(launch_index_check(idx.data(), dt(idx.dtype), idx.numel(), bound, static_cast<unsigned long long*>(flag->data()),
+                                  c.stream()),
+               "index check", d))
+    return false;
+  auto h = c.download(*flag, d);
+  if (!h) return false;
+  std::uint64_t pos = h->raw<std::uint64_t>(0);
+  if (pos == ~std::uint64_t{0}) return true;
+  auto cell = c.alloc(idx.dtype, {1}, d);
+  if (!cell) return false;
+  std::size_t w = dtype_info(idx.dtype).block_bytes;
+  std::int64_t zero = 0;
+  if (!c.check(launch_copy_strided(idx.data(), static_cast<std::int64_t>(pos), &zero, cell->data(), 0, &zero, dims_of({1}),
+                                   static_cast<int>(w), c.stream()),
+               "index read", d))
+    return false;
+  auto v = c.download(*cell, d);
+  if (!v) return false;
+  std::string val = dtype_info(idx.dtype).is_signed ? std::to_string(v->load_i64(0)) : std::to_string(v->load_u64(0));
+  d.error("N0012", "`" + what + "` refused its input: index " + val + " at position " + std::to_string(pos) +
+                       " is outside [0, " + std::to_string(bound) + ")");
+  return false;
+}
+
+bool gather_along(Context& c, const DevTensor& x, const DevTensor& idx, std::size_t axis, DevTensor& y, const std::string& what,
+                  DiagnosticSink& d) {
+  std::uint64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (std::size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  if (!check_indices(c, idx, x.shape[axis], what, d)) return false;
+  return c.check(launch_gather(x.data(), static_cast<int>(dtype_info(x.dtype).block_bytes), idx.data(), dt(idx.dtype), y.data(),
+                               outer, idx.numel(), x.shape[axis], inner, c.stream()),
+                 "gather kernel", d);
+}
+
+bool gather(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  std::string err;
+  std::size_t axis = *ops::normalize_axis(a.integer("axis"), in[0].shape.size(), err);
+  return gather_along(c, in[0], in[1], axis, out[0], "gather", d);
+}
+
+bool embedding(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
+  return gather_along(c, in[0], in[1], 0, out[0], "embedding", d);
+}
+
+bool one_hot(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  auto depth = static_cast<std::uint64_t>(a.integer("depth"));
+  if (!check_indices(c, in[0], depth, "one_hot", d)) return false;
+  int bytes = static_cast<int>(dtype_info(out[0].dtype).block_bytes);
+  return c.check(launch_fill(out[0].data(), out[0].numel(), bytes, 0, c.stream()), "fill", d) &&
+         c.check(launch_one_hot(in[0].data(), dt(in[0].dtype), out[0].data(), dt(out[0].dtype), in[0].numel(), depth, c.stream()),
+                 "one_hot kernel", d);
+}
+
+// iota: the coordinate as i64, then the cast's single rounding (exact below 2^53).
+bool iota(Context& c, In, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  if (!rank_ok(c, out[0].shape, d)) return false;
+  std::string err;
+  std::size_t axis = *ops::normalize_axis(a.integer("axis"), out[0].shape.size(), err);
+  auto tmp = c.alloc(DType::i64, out[0].shape, d);
+  if (!tmp) return false;
+  return c.check(launch_iota(tmp->data(), dims_of(out[0].shape), static_cast<int>(axis), c.stream()), "iota kernel", d) &&
+         c.check(launch_cast(tmp->data(), dt(DType::i64), out[0].data(), dt(out[0].dtype), out[0].numel(), c.stream()), "iota cast", d);
+}
+
+// The FFN composites as the reference computes them (kernels_ffn.cpp): linear chains with the
+// hidden activations held in f32, each step one rounding; f16/bf16 weights of the second
+// linear are widened exactly first, and the output rounds once.
+std::optional<DevTensor> as_f32(Context& c, const DevTensor& t, DiagnosticSink& d) {
+  if (t.dtype == DType::f32) return t;
+  auto w = c.alloc(DType::f32, t.shape, d);
+  if (!w || !c.check(launch_cast(t.data(), dt(t.dtype), w->data(), dt(DType::f32), t.numel(), c.stream()), "widen", d))
+    return std::nullopt;
+  return w;
+}
+
+// y[rows, N] (dtype of y) = x[rows, K] W[N, K]^T (+ b).
+bool linear_rows(Context& c, const DevTensor& x, std::uint64_t rows, const DevTensor& w, const DevTensor* b, DevTensor& y,
+                 DiagnosticSink& d) {
+  DevTensor x2{x.dtype, {rows, w.shape[1]}, x.buf};
+  DevTensor y2{y.dtype, {rows, w.shape[0]}, y.buf};
+  return run_matmul(c, x2, w, false, true, b, y2, d);
+}
+
+bool ffn(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d, bool swiglu) {
+  std::uint64_t rows = ops::element_count(ops::Extents(in[0].shape.begin(), in[0].shape.end() - 1));
+  std::uint64_t hidden = in[1].shape[0];
+  auto h = c.alloc(DType::f32, {rows, hidden}, d);
+  if (!h) return false;
+  if (swiglu) {
+    auto g = c.alloc(DType::f32, {rows, hidden}, d), u = c.alloc(DType::f32, {rows, hidden}, d);
+    if (!g || !u || !linear_rows(c, in[0], rows, in[1], nullptr, *g, d) || !linear_rows(c, in[0], rows, in[2], nullptr, *u, d))
+      return false;
+    if (!c.check(launch_unary(Ew::silu, g->data(), dt(DType::f32), g->data(), dt(DType::f32), g->numel(), c.stream()), "silu", d))
+      return false;
+    Dims hd = dims_of({rows, hidden});
+    if (!c.check(launch_binary(Ew::mul, bcast(*g, {rows, hidden}), bcast(*u, {rows, hidden}), h->data(), dt(DType::f32), hd, c.stream()),
+                 "mul", d))
+      return false;
+  } else {
+    if (!linear_rows(c, in[0], rows, in[1], in.size() > 3 ? &in[3] : nullptr, *h, d)) return false;
+    Ew act = a.string("approximate") == "tanh" ? Ew::gelu_tanh : Ew::gelu;
+    if (!c.check(launch_unary(act, h->data(), dt(DType::f32), h->data(), dt(DType::f32), h->numel(), c.stream()), "gelu", d))
+      return false;
+  }
+  const DevTensor& w2 = swiglu ? in[3] : in[2];
+  auto w32 = as_f32(c, w2, d);
+  if (!w32) return false;
+  std::optional<DevTensor> b2;
+  if (!swiglu && in.size() > 4) b2 = in[4];
+  return linear_rows(c, *h, rows, *w32, b2 ? &*b2 : nullptr, out[0], d);
+}
+
+bool ffn_swiglu(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) { return ffn(c, in, a, out, d, true); }
+bool ffn_gelu(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) { return ffn(c, in, a, out, d, false); }
+
 const std::map<std::string, DevKernel, std::less<>>& table() {
   static const auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
@@ -330,6 +509,10 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"matmul", matmul}, {"linear", linear},
       {"reshape", reshape}, {"broadcast_to", broadcast_to}, {"transpose", transpose}, {"slice", slice},
       {"concat", concat}, {"expand_like", expand_like}, {"zeros_like", fill_with(false)}, {"ones_like", fill_with(true)},
+      {"layer_norm", norm(true)}, {"rms_norm", norm(false)},
+      {"random_bits", random(0)}, {"random_uniform", random(1)}, {"random_normal", random(2)},
+      {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
+      {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu},
   };
   return *t;
 }

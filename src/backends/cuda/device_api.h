@@ -96,5 +96,37 @@ struct MatmulSpec {
   int bias_dtype = 0;
 };
 int launch_matmul_exact(const void* a, const void* b, int dtype, void* c, int c_dtype, const MatmulSpec& m, Stream s);
+// The same chain with another tile configuration (f32 only; for the benchmark): 0 = BK 16,
+// 1 block/SM; 1 = BK 8, 2 blocks/SM; 2 = BK 16, 2 blocks/SM; 3 = BK 8, 1 block/SM.
+int launch_matmul_exact_variant(int variant, const void* a, const void* b, void* c, const MatmulSpec& m, Stream s);
+
+}  // namespace rung::cuda
+
+namespace rung::cuda {
+
+// layer_norm (layer = true) / rms_norm over `groups` runs of n contiguous elements
+// (n <= 4096^2); gamma/beta may be null.
+int launch_norm(bool layer, const void* x, int dtype, const void* gamma, int gamma_dtype, const void* beta, int beta_dtype,
+                void* y, std::uint64_t groups, std::uint64_t n, float eps, Stream s);
+// Philox draws: kind 0 bits (u32), 1 uniform(a = low, b = high), 2 normal(a = mean, b = std).
+int launch_random(int kind, void* y, int y_dtype, std::uint64_t n, std::uint64_t seed, std::uint64_t offset,
+                  std::uint64_t position, float a, float b, Stream s);
+int launch_sgd(const float* p, const float* g, const float* vel, float* p_out, float* vel_out, std::uint64_t n, float lr,
+               float momentum, float wd, Stream s);
+// pows_out must already hold pows * [beta1, beta2] (one f32 multiply each, done by the caller).
+int launch_adam(const float* p, const float* g, const float* m, const float* v, const float* pows_out, float* p_out,
+                float* m_out, float* v_out, std::uint64_t n, float lr, float b1, float b2, float eps, float wd,
+                bool decoupled, Stream s);
+// Smallest position whose index lies outside [0, bound) (or ~0 when none), into *first_bad
+// (device memory, initialised by the launcher).
+int launch_index_check(const void* idx, int idx_dtype, std::uint64_t n, std::uint64_t bound,
+                       unsigned long long* first_bad, Stream s);
+// y[a, j, b] = x[a, idx[j], b]: outer x nidx x inner elements of elem_bytes.
+int launch_gather(const void* x, int elem_bytes, const void* idx, int idx_dtype, void* y, std::uint64_t outer,
+                  std::uint64_t nidx, std::uint64_t axis_n, std::uint64_t inner, Stream s);
+// y (zero-filled, n x depth of y_dtype) gets one at [i, idx[i]].
+int launch_one_hot(const void* idx, int idx_dtype, void* y, int y_dtype, std::uint64_t n, std::uint64_t depth, Stream s);
+// y (i64) = the coordinate along `axis` of each element of `d`.
+int launch_iota(void* y, const Dims& d, int axis, Stream s);
 
 }  // namespace rung::cuda

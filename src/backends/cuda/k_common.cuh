@@ -88,9 +88,12 @@ __device__ inline std::int64_t offset_of(std::uint64_t i, const Dims& d, const s
   return off;
 }
 
+// Blocks for a grid-stride loop over n items. Capped: each thread's set-up (kernel parameters
+// whose arrays are indexed at run time live in local memory) is paid once per thread, so
+// fewer threads that loop beat one thread per element by far on large tensors.
 inline unsigned blocks_for(std::uint64_t n, unsigned threads) {
   std::uint64_t b = (n + threads - 1) / threads;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > (1u << 30) ? (1u << 30) : b));
+  return static_cast<unsigned>(b < 1 ? 1 : (b > 4096 ? 4096 : b));
 }
 
 // Grid-stride loop over n elements.
