@@ -5,7 +5,8 @@
 // The plan models the executor exactly (src/runtime/interpreter.cpp with the reference
 // region walk): a region evaluates its nodes in `nodes_in_region` order, allocates a node's
 // outputs before it frees the inputs whose last use it was, and frees what remains at its
-// end; a BlockIR slot holds its value until it is overwritten or its frame returns; region
+// end; a BlockIR slot holds its value until its last use (runtime/slot_lifetimes.h, shared
+// with the executor), until it is overwritten, or until its frame returns; region
 // and callee parameters borrow the caller's buffers. Loop bodies are planned twice (the
 // first iteration and the steady state, where each slot write frees the previous value);
 // both branches of an `if` are planned and the one with the higher peak kept.

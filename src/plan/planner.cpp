@@ -10,6 +10,7 @@
 #include "plan/roles.h"
 #include "plan/row_split.h"
 #include "plan/tiling.h"
+#include "runtime/slot_lifetimes.h"
 
 namespace rung::plan {
 namespace {
@@ -90,6 +91,7 @@ class Planner {
     std::map<std::string, std::uint64_t> bindings;
     std::vector<AVal> returned;
     int depth = 0;
+    const runtime::SlotDrops* drops = nullptr;
   };
 
   // --- sizes ------------------------------------------------------------------------------
@@ -321,6 +323,10 @@ class Planner {
       fr.borrowed[f.params[i]] = true;
       bind(f.slots[f.params[i]].type, args[i].shape, fr.bindings);
     }
+    auto known = drops_.find(&f);
+    if (known == drops_.end()) known = drops_.emplace(&f, runtime::slot_drops(f)).first;
+    fr.drops = &known->second;
+    drop(fr, fr.drops->at_entry);
     Flow flow = body(fr, f.body);
     if (flow == Flow::failed) return std::nullopt;
     site(f.name + ": returns");
@@ -329,10 +335,25 @@ class Planner {
     return std::move(fr.returned);
   }
 
+  // As the executor: a slot's value is dropped where it dies (runtime/slot_lifetimes.h).
+  void drop(Frame& fr, const std::vector<block::SlotId>& ids) {
+    for (block::SlotId id : ids) {
+      if (!fr.slots[id]) continue;
+      if (!fr.borrowed[id]) release(fr.slots[id]->buffer);
+      fr.slots[id].reset();
+      fr.borrowed[id] = false;
+    }
+  }
+  Flow enter(Frame& fr, const std::vector<block::Stmt>& list) {
+    drop(fr, fr.drops->entering_body(list));
+    return body(fr, list);
+  }
+
   Flow body(Frame& fr, const std::vector<block::Stmt>& list) {
     for (const auto& s : list) {
       Flow fl = stmt(fr, s);
       if (fl != Flow::next) return fl;
+      drop(fr, fr.drops->after_stmt(s));
     }
     return Flow::next;
   }
@@ -398,7 +419,7 @@ class Planner {
         for (int it = 0; it < 2; ++it) {
           site(fr.f->name + ": loop " + fr.f->slots.at(s.results[0]).name + " iteration " + std::to_string(it + 1));
           put(fr, s.results[0], AVal{DType::i64, {}, MemSpace::host, -1}, fr.f->name + ": loop variable " + fr.f->slots.at(s.results[0]).name);
-          Flow fl = body(fr, s.body);
+          Flow fl = enter(fr, s.body);
           if (fl != Flow::next) return fl;
         }
         return Flow::next;
@@ -407,7 +428,7 @@ class Planner {
         for (int it = 0; it < 2; ++it) {
           Flow fl = body(fr, s.cond_body);
           if (fl != Flow::next) return fl;
-          fl = body(fr, s.body);
+          fl = enter(fr, s.body);
           if (fl != Flow::next) return fl;
         }
         return body(fr, s.cond_body);
@@ -416,13 +437,13 @@ class Planner {
         // that returns only when both do).
         MemoryPlan before = plan_;
         Frame fr_before = fr;
-        Flow fa = body(fr, s.body);
+        Flow fa = enter(fr, s.body);
         if (fa == Flow::failed) return fa;
         MemoryPlan plan_a = std::move(plan_);
         Frame fr_a = fr;
         plan_ = std::move(before);
         fr = std::move(fr_before);
-        Flow fb = body(fr, s.else_body);
+        Flow fb = enter(fr, s.else_body);
         if (fb == Flow::failed) return fb;
         bool keep_a = (fa == fb) ? live_peak(plan_a) > live_peak(plan_) : fb == Flow::returned;
         if (keep_a) {
@@ -524,6 +545,7 @@ class Planner {
   }
 
  private:
+  std::map<const block::Function*, runtime::SlotDrops> drops_;
   bool chunking_ = false;  // planning one chunk of a row-local region: every row value scales
   const block::Program& p_;
   const PlanOptions& o_;

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <unistd.h>
 
 #include "backends/reference/interpreter.h"
 #include "backends/reference/memory_meter.h"
 #include "runtime/csv.h"
 #include "runtime/npy.h"
+#include "runtime/slot_lifetimes.h"
 
 namespace rung::runtime {
 namespace {
@@ -46,7 +48,10 @@ class Executor {
                             " were given");
       return std::nullopt;
     }
-    Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth, {}, std::vector<bool>(f.slots.size())};
+    auto known = drops_.find(&f);
+    if (known == drops_.end()) known = drops_.emplace(&f, slot_drops(f)).first;
+    Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth, {}, std::vector<bool>(f.slots.size()),
+             &known->second};
     for (std::size_t i = 0; i < args.size(); ++i) {
       std::string why = reference::fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
       if (!why.empty()) {
@@ -56,6 +61,7 @@ class Executor {
       fr.slots[f.params[i]] = args[i];
       fr.borrowed[f.params[i]] = true;  // the caller's value (memory meter: not counted twice)
     }
+    drop(fr, fr.drops->at_entry);
     Flow flow = body(fr, f.body);
     for (std::size_t i = 0; i < fr.slots.size(); ++i)
       if (fr.slots[i] && !fr.borrowed[i]) reference::meter_release(*fr.slots[i]);
@@ -75,7 +81,21 @@ class Executor {
     int depth;
     std::vector<ops::HostTensor> returned;
     std::vector<bool> borrowed;  // slot holds a parameter's value, owned by the caller
+    const SlotDrops* drops;      // where each slot's value dies (slot_lifetimes.h)
   };
+  // Dead values are dropped at once (a borrowed one is the caller's: nothing is freed).
+  void drop(Frame& fr, const std::vector<block::SlotId>& ids) {
+    for (block::SlotId id : ids) {
+      if (!fr.slots[id]) continue;
+      if (!fr.borrowed[id]) reference::meter_release(*fr.slots[id]);
+      fr.slots[id].reset();
+      fr.borrowed[id] = false;
+    }
+  }
+  Flow enter(Frame& fr, const std::vector<block::Stmt>& list) {
+    drop(fr, fr.drops->entering_body(list));
+    return body(fr, list);
+  }
   // Every slot write goes through here, so the memory meter sees what the frame holds.
   void put(Frame& fr, block::SlotId id, ops::HostTensor v) {
     if (fr.slots[id] && !fr.borrowed[id]) reference::meter_release(*fr.slots[id]);
@@ -115,6 +135,7 @@ class Executor {
     for (const auto& s : list) {
       Flow fl = stmt(fr, s);
       if (fl != Flow::next) return fl;
+      drop(fr, fr.drops->after_stmt(s));
     }
     return Flow::next;
   }
@@ -151,7 +172,7 @@ class Executor {
         bool reported = false;
         for (std::int64_t i = a; i < b; ++i) {
           put(fr, s.results[0], ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1)));
-          Flow fl = body(fr, s.body);
+          Flow fl = enter(fr, s.body);
           if (fl != Flow::next) return fl;
           auto now = std::chrono::steady_clock::now();
           if (o_.progress && now - last_report > std::chrono::seconds(1)) {
@@ -172,13 +193,13 @@ class Executor {
           const ops::HostTensor* c = get(fr, s.args[0], s);
           if (!c) return Flow::failed;
           if (!c->load_bool(0)) return Flow::next;
-          fl = body(fr, s.body);
+          fl = enter(fr, s.body);
           if (fl != Flow::next) return fl;
         }
       case StmtKind::if_else: {
         const ops::HostTensor* c = get(fr, s.args[0], s);
         if (!c) return Flow::failed;
-        return body(fr, c->load_bool(0) ? s.body : s.else_body);
+        return enter(fr, c->load_bool(0) ? s.body : s.else_body);
       }
       case StmtKind::assign: {
         std::vector<ops::HostTensor> v;
@@ -293,6 +314,7 @@ class Executor {
   DiagnosticSink& d_;
   const ExecOptions& o_;
   std::ostream& out_;
+  std::map<const block::Function*, SlotDrops> drops_;
 };
 
 }  // namespace

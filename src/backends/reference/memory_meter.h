@@ -1,7 +1,7 @@
 // Counts the bytes of tensor values an executor holds, and their peak, so a run can report
 // measured memory next to the plan's prediction (src/plan). What counts: every value a
 // region interpreter produces (node outputs, freed after their last use), every value a
-// BlockIR frame holds in a slot (until overwritten or the frame returns), and the entry
+// BlockIR frame holds in a slot (until its last use, overwritten, or the frame returns), and the entry
 // function's arguments. Region and callee parameters are borrowed from their caller and are
 // not counted again; neither are the transient copies made to hand operands to a kernel.
 //
