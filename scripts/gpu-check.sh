@@ -17,7 +17,8 @@ if [ -z "$BIN" ]; then
   mkdir -p "$BIN"
   ln -sf ../tests/cuda/cuda_test ../bench/cuda/cuda_gemm_bench ../bench/cuda/cuda_transformer_bench "$BIN"/
 fi
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+# Prebuilt binaries may bring libraries the GPU machine lacks (libhwy) next to them.
+export LD_LIBRARY_PATH=$(cd "$BIN" && pwd):/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
 status=0
 echo "== date: $(date -u +%Y-%m-%d) =="
 echo "== device =="

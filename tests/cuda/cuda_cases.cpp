@@ -74,6 +74,7 @@ std::vector<Case> all_cases() {
       cs.push_back({op, {R(dt, {37, 129}), R(dt, {129})}, {}, std::string(op) + " " + std::string(dtype_name(dt)) + " row bcast"});
     }
     cs.push_back({op, {R(DType::f32, {5, 1, 7}), R(DType::f32, {3, 1})}, {}, std::string(op) + " 2-sided bcast"});
+    cs.push_back({op, {R(DType::f32, {37, 129}), R(DType::f32, {37, 129})}, {}, std::string(op) + " dense f32 (vector path + tail)"});
   }
   cs.push_back({"pow", {R(DType::f32, {64, 65}), R(DType::f32, {64, 65})}, {}, "pow"});
   {
@@ -202,6 +203,36 @@ std::vector<Case> all_cases() {
                   attrs({{"approximate", std::string("tanh")}}), "ffn_gelu " + std::string(dtype_name(dt))});
   }
   cs.push_back({"ffn_gelu", {R(DType::f32, {7, 24}), R(DType::f32, {40, 24}), R(DType::f32, {16, 40})}, {}, "ffn_gelu no bias"});
+  for (const char* red : {"none", "sum", "mean"})
+    for (DType dt : {DType::f32, DType::f16})
+      cs.push_back({"mse", {R(dt, {33, 300}, false), R(dt, {33, 300}, false)}, attrs({{"reduction", std::string(red)}}),
+                    std::string("mse ") + red});
+
+  // Bit-copying ops meeting NaNs with payloads or a sign: the outputs must still hold the
+  // canonical NaN (the reference canonicalises every output). And slice axes out of order.
+  auto poisoned = [&](DType dt, Ext s) {
+    ops::HostTensor t = R(dt, std::move(s), false);
+    for (std::uint64_t i = 0; i < t.numel(); i += 5) {
+      if (dt == DType::f32) t.set_raw<std::uint32_t>(i, i % 2 ? 0x7FC00001u : 0xFFC00000u);
+      else if (dt == DType::f64) t.set_raw<std::uint64_t>(i, 0xFFF8000000000001ull);
+      else t.set_raw<std::uint16_t>(i, dt == DType::f16 ? 0xFE01 : 0xFFC1);
+    }
+    return t;
+  };
+  for (DType dt : kFloats) {
+    std::string n(dtype_name(dt));
+    cs.push_back({"transpose", {poisoned(dt, {4, 5, 6})}, attrs({{"perm", V{1, 2, 0}}}), "transpose NaN payloads " + n});
+    cs.push_back({"slice", {poisoned(dt, {9, 10})}, attrs({{"starts", V{-2, 1}}, {"ends", V{100, 8}}, {"axes", V{1, 0}}}),
+                  "slice unsorted axes, NaN payloads " + n});
+    cs.push_back({"reshape", {poisoned(dt, {6, 10})}, attrs({{"shape", Shape{Dim::fixed(60)}}}), "reshape NaN payloads " + n});
+    cs.push_back({"broadcast_to", {poisoned(dt, {1, 7})}, attrs({{"shape", Shape{Dim::fixed(3), Dim::fixed(7)}}}), "broadcast_to NaN payloads " + n});
+    cs.push_back({"concat", {poisoned(dt, {2, 3}), poisoned(dt, {2, 4})}, attrs({{"axis", std::int64_t{1}}}), "concat NaN payloads " + n});
+    cs.push_back({"where", {R(DType::boolean, {40}), poisoned(dt, {40}), poisoned(dt, {40})}, {}, "where NaN payloads " + n});
+    cs.push_back({"gather", {poisoned(dt, {10, 7}), idx(DType::i32, {6}, 10)}, {}, "gather NaN payloads " + n});
+    cs.push_back({"expand_like", {poisoned(dt, {5}), R(DType::u8, {5, 3})}, attrs({{"axes", V{1}}}), "expand_like NaN payloads " + n});
+  }
+  cs.push_back({"slice", {R(DType::i64, {3, 17, 3})}, attrs({{"starts", V{-4, 3}}, {"ends", V{3, 7}}, {"axes", V{2, 1}}, {"steps", V{1, 3}}}),
+                "slice unsorted axes i64"});
   return cs;
 }
 

@@ -2,6 +2,7 @@
 // bookkeeping on the host, the arithmetic in the launchers of device_api.h. The registry's
 // shape rule has already produced the output types (run_dev).
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -51,6 +52,15 @@ bool rank_ok(Context&, const ops::Extents& e, DiagnosticSink& diags) {
   return false;
 }
 
+// Copying ops move bits, but every output NaN must be the canonical one (docs/semantics.md
+// §2; the reference canonicalises every output). clamp(-inf, +inf) is the identity on every
+// non-NaN value (±0, infinities and subnormals included) and stores NaNs canonically.
+bool canonicalize(Context& c, const DevTensor& src, DevTensor& y, DiagnosticSink& d) {
+  if (!dtype_info(y.dtype).is_float) return true;
+  double inf = std::numeric_limits<double>::infinity();
+  return c.check(launch_clamp(src.data(), dt(y.dtype), y.data(), y.numel(), -inf, inf, c.stream()), "NaN canonicalisation", d);
+}
+
 DevKernel binary(Ew op) {
   return [op](Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
     if (!rank_ok(c, out[0].shape, d)) return false;
@@ -82,7 +92,8 @@ bool where(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
   int bytes = static_cast<int>(dtype_info(out[0].dtype).block_bytes);
   return c.check(launch_where(bcast(in[0], out[0].shape), bcast(in[1], out[0].shape), bcast(in[2], out[0].shape), out[0].data(),
                               bytes, dims_of(out[0].shape), c.stream()),
-                 "where kernel", d);
+                 "where kernel", d) &&
+         canonicalize(c, out[0], out[0], d);
 }
 
 bool cast(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
@@ -192,9 +203,15 @@ bool linear(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
   return run_matmul(c, x2, in[1], false, true, in.size() > 2 ? &in[2] : nullptr, y2, d);
 }
 
-bool reshape(Context&, In in, const ops::Attrs&, Out& out, DiagnosticSink&) {
-  out[0].buf = in[0].buf;  // values are immutable: the same bytes under a new shape
-  return true;
+bool reshape(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
+  if (!dtype_info(in[0].dtype).is_float) {
+    out[0].buf = in[0].buf;  // values are immutable: the same bytes under a new shape
+    return true;
+  }
+  auto t = c.alloc(out[0].dtype, out[0].shape, d);  // floats: a NaN payload must become canonical
+  if (!t) return false;
+  out[0].buf = t->buf;
+  return canonicalize(c, in[0], out[0], d);
 }
 
 // y[c] = x[base + sum c_d * stride_d] for every index c of y.
@@ -204,7 +221,8 @@ bool gather_view(Context& c, const DevTensor& x, std::int64_t base, const std::v
   auto ys = row_major_strides(y.shape);
   int bytes = static_cast<int>(dtype_info(x.dtype).block_bytes);
   return c.check(launch_copy_strided(x.data(), base, stride.data(), y.data(), 0, ys.data(), dims_of(y.shape), bytes, c.stream()),
-                 "copy kernel", d);
+                 "copy kernel", d) &&
+         canonicalize(c, y, y, d);
 }
 
 bool broadcast_like(Context& c, const DevTensor& x, const ops::Extents& xs, DevTensor& y, DiagnosticSink& d) {
@@ -256,7 +274,8 @@ bool slice(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) 
   std::vector<std::size_t> axes;
   std::string err;
   if (axes_given.empty()) for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(i);
-  else axes = *ops::normalize_axes(axes_given, r, false, err);
+  else  // in the given order: starts/ends/steps pair with it (normalize_axes would sort them)
+    for (std::int64_t ax : axes_given) axes.push_back(static_cast<std::size_t>(ax < 0 ? ax + static_cast<std::int64_t>(r) : ax));
   auto xs = row_major_strides(x.shape);
   std::vector<std::int64_t> st = xs;
   std::int64_t base = 0;
@@ -289,7 +308,7 @@ bool concat(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d)
       return false;
     offset += static_cast<std::int64_t>(x.shape[axis]);
   }
-  return true;
+  return canonicalize(c, out[0], out[0], d);
 }
 
 std::uint64_t one_bits(DType t) {
@@ -405,7 +424,8 @@ bool gather_along(Context& c, const DevTensor& x, const DevTensor& idx, std::siz
   if (!check_indices(c, idx, x.shape[axis], what, d)) return false;
   return c.check(launch_gather(x.data(), static_cast<int>(dtype_info(x.dtype).block_bytes), idx.data(), dt(idx.dtype), y.data(),
                                outer, idx.numel(), x.shape[axis], inner, c.stream()),
-                 "gather kernel", d);
+                 "gather kernel", d) &&
+         canonicalize(c, y, y, d);
 }
 
 bool gather(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
@@ -489,6 +509,30 @@ bool ffn(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d, bo
 bool ffn_swiglu(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) { return ffn(c, in, a, out, d, true); }
 bool ffn_gelu(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) { return ffn(c, in, a, out, d, false); }
 
+// mse (kernels_loss.cpp): d = a - b and sq = d * d in f32; none = sq, sum = the canonical sum,
+// mean = sum / f32(n); the result rounds once to T.
+bool mse(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  std::uint64_t n = in[0].numel();
+  auto dv = c.alloc(DType::f32, {n}, d);
+  if (!dv) return false;
+  Dims nd = dims_of({n});
+  DevTensor a1{in[0].dtype, {n}, in[0].buf}, b1{in[1].dtype, {n}, in[1].buf};
+  if (!c.check(launch_binary(Ew::sub, bcast(a1, {n}), bcast(b1, {n}), dv->data(), dt(DType::f32), nd, c.stream()), "mse sub", d))
+    return false;
+  const std::string& red = a.string("reduction");
+  if (red == "none")
+    return c.check(launch_binary(Ew::mul, bcast(*dv, {n}), bcast(*dv, {n}), out[0].data(), dt(out[0].dtype), nd, c.stream()),
+                   "mse square", d);
+  if (!c.check(launch_binary(Ew::mul, bcast(*dv, {n}), bcast(*dv, {n}), dv->data(), dt(DType::f32), nd, c.stream()), "mse square", d))
+    return false;
+  ReduceSpec spec;
+  spec.red = nd;
+  spec.red_stride[0] = 1;
+  return c.check(launch_reduce(red == "sum" ? Red::sum : Red::mean, dv->data(), dt(DType::f32), out[0].data(), dt(out[0].dtype),
+                               spec, c.stream()),
+                 "mse reduction", d);
+}
+
 const std::map<std::string, DevKernel, std::less<>>& table() {
   static const auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
@@ -512,7 +556,7 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"layer_norm", norm(true)}, {"rms_norm", norm(false)},
       {"random_bits", random(0)}, {"random_uniform", random(1)}, {"random_normal", random(2)},
       {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
-      {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu},
+      {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu}, {"mse", mse},
   };
   return *t;
 }
