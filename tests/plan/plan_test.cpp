@@ -684,5 +684,39 @@ TEST(PlanSlotLifetimes, DropsWhereDeadAndPlanMatchesRun) {
   }
 }
 
+// A while loop: the condition's slot dies on entering the body and after the loop; a slot the
+// body reads stays live around the back edge; one read only before the loop dies there.
+//   main(k, z): loop { c = f(k); if !c break; k = g(k) }; ret k     (z never read)
+TEST(PlanSlotLifetimes, WhileLoopKeepsWhatTheBackEdgeReads) {
+  enum : block::SlotId { k, z, c };
+  block::Function f;
+  f.name = "main";
+  const TensorType s = tensor(DType::i64, {});
+  f.slots = {{"k", s, true}, {"z", s, false}, {"c", tensor(DType::boolean, {}), false}};
+  f.params = {k, z};
+  block::Stmt test;
+  test.kind = block::StmtKind::compute;
+  test.args = {k};
+  test.results = {c};
+  block::Stmt step = test;
+  step.results = {k};
+  block::Stmt loop;
+  loop.kind = block::StmtKind::while_loop;
+  loop.args = {c};
+  loop.cond_body = {test};
+  loop.body = {step};
+  block::Stmt ret;
+  ret.kind = block::StmtKind::ret;
+  ret.args = {k};
+  f.body = {loop, ret};
+  runtime::SlotDrops drops = runtime::slot_drops(f);
+  using V = std::vector<block::SlotId>;
+  EXPECT_EQ(drops.at_entry, V{z});
+  EXPECT_EQ(drops.after_stmt(f.body[0].cond_body[0]), V{});  // k is read by the body or after the loop
+  EXPECT_EQ(drops.entering_body(f.body[0].body), V{c});
+  EXPECT_EQ(drops.after_stmt(f.body[0].body[0]), V{});        // the new k: read by the next test
+  EXPECT_EQ(drops.after_stmt(f.body[0]), V{c});
+}
+
 }  // namespace
 }  // namespace rung::plan
