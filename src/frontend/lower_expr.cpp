@@ -1,6 +1,7 @@
 // Expressions to GraphIR nodes, with their types checked on the way: every op goes through
 // ops::infer_types, the registry's one type checker (broadcasting, symbolic dims).
 #include <cstring>
+#include <functional>
 
 #include "frontend/lowerer.h"
 #include "ops/registry.h"
@@ -62,7 +63,7 @@ Value Lowerer::expr(const ast::Expr& e) {
     case SyntaxKind::STRUCT_LIT: return struct_lit(ast::cast<ast::StructLit>(e.syntax()));
     case SyntaxKind::METHOD_CALL_EXPR: return call(e);
     case SyntaxKind::RANGE_EXPR: return unsupported("a range is only allowed as the iterable of a `for` loop");
-    case SyntaxKind::IF_EXPR: return unsupported("`if` with a value is not supported yet: use `if` as a statement");
+    case SyntaxKind::IF_EXPR: return unsupported("an `if` value inside a larger expression is not supported yet: bind it with `let` first");
     default: return unsupported("this expression is only allowed as a statement");
   }
 }
@@ -526,17 +527,47 @@ Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
   Span at = span(e);
   std::vector<double> nums;
   bool any_float = false;
-  for (const ast::Expr& x : e.elements()) {
-    Value xv = expr(x);
-    if (!xv.ok()) return error_value(at);
-    if (!xv.weak) {
-      d_.error("E2090", "tensor literals hold number literals for now").primary(xv.span);
-      return error_value(at);
+  // Nested literals make matrices: `[[1, 2], [3, 4]]` is 2x2; every row has the same shape.
+  std::vector<std::uint64_t> shape;
+  std::function<std::optional<std::vector<std::uint64_t>>(const ast::TensorExpr&)> collect =
+      [&](const ast::TensorExpr& t) -> std::optional<std::vector<std::uint64_t>> {
+    std::optional<std::vector<std::uint64_t>> inner;
+    std::uint64_t n = 0;
+    Span first;
+    for (const ast::Expr& x : t.elements()) {
+      if (++n == 1) first = span(x);
+      std::vector<std::uint64_t> here;
+      if (auto sub = ast::cast<ast::TensorExpr>(x.syntax())) {
+        auto r = collect(sub);
+        if (!r) return std::nullopt;
+        here = *r;
+      } else {
+        Value xv = expr(x);
+        if (!xv.ok()) return std::nullopt;
+        if (!xv.weak) {
+          d_.error("E2090", "tensor literals hold number literals for now").primary(xv.span);
+          return std::nullopt;
+        }
+        any_float = any_float || xv.weak_float;
+        nums.push_back(xv.number);
+      }
+      if (!inner) {
+        inner = here;
+      } else if (*inner != here) {
+        d_.error("E2116", "the rows of a tensor literal differ in shape").primary(span(x), "this row differs from the first")
+            .secondary(first, "the first");
+        return std::nullopt;
+      }
     }
-    any_float = any_float || xv.weak_float;
-    nums.push_back(xv.number);
-  }
-  TensorType t{any_float ? DType::f32 : DType::i64, {Dim::fixed(nums.size())}};
+    std::vector<std::uint64_t> out{n};
+    if (inner) out.insert(out.end(), inner->begin(), inner->end());
+    return out;
+  };
+  auto got = collect(e);
+  if (!got) return error_value(at);
+  std::vector<Dim> dims;
+  for (auto n : *got) dims.push_back(Dim::fixed(n));
+  TensorType t{any_float ? DType::f32 : DType::i64, dims};
   Bytes bytes;
   for (double n : nums) {
     std::uint8_t buf[8];

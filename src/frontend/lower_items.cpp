@@ -347,6 +347,7 @@ void Lowerer::lower_block_function(FnInfo& f) {
   scopes_.assign(1, {});
   loans_.clear();
   writeback_.clear();
+  loop_depth_ = 0;
   for (std::size_t i = 0; i < f.params.size(); ++i) {
     bool mut = f.param_refs[i] == RefKind::mut;
     auto slots = new_slots(f.params[i], f.param_names[i], mut);

@@ -60,6 +60,7 @@ Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& o
         return std::nullopt;
       return std::make_pair(b->ty, b->slots);
     }
+  if (e.kind() == SyntaxKind::IF_EXPR) return if_value(ast::cast<ast::IfExpr>(e.syntax()), out, into, nullptr, hint, is_mut);
   if (e.kind() == SyntaxKind::CALL_EXPR || e.kind() == SyntaxKind::METHOD_CALL_EXPR)
     if (auto site = call_site(e, true); site && site->kind == CallSite::Kind::user && site->fn->block_mode) {
       auto r = call_stmt(*site, *site->fn, out);
@@ -77,7 +78,8 @@ void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& 
   if (!fn_body) {
     if (tail) block_expr_stmt(tail, out);
   } else if (tail && tail.kind() != SyntaxKind::RETURN_EXPR && tail.kind() != SyntaxKind::FOR_EXPR &&
-             tail.kind() != SyntaxKind::WHILE_EXPR && tail.kind() != SyntaxKind::IF_EXPR) {
+             tail.kind() != SyntaxKind::WHILE_EXPR &&
+             (tail.kind() != SyntaxKind::IF_EXPR || current_->ret.kind != TyKind::unit)) {  // an `if` with a value
     std::size_t before = d_.error_count();
     auto pl = place_of(tail);
     if (ast::cast<ast::RefExpr>(tail.syntax()) && checking()) {
@@ -90,7 +92,9 @@ void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& 
       return;
     }
     if (pl) ++place_checked_;
-    auto r = to_slots(tail, out, nullptr, true, "result");
+    auto r = tail.kind() == SyntaxKind::IF_EXPR
+                 ? if_value(ast::cast<ast::IfExpr>(tail.syntax()), out, nullptr, &current_->ret, "result", false)
+                 : to_slots(tail, out, nullptr, true, "result");
     if (pl) --place_checked_;
     if (r && !same_type(r->first, current_->ret) &&
         !space_mismatch(current_->ret, r->first, span(tail), current_->ret_span.valid() ? current_->ret_span : span(current_->item.name()),
@@ -141,7 +145,9 @@ void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out)
         emit_return(out, span(e));
         return;
       }
-      auto v = to_slots(r.value(), out, nullptr, true, "result");
+      auto v = r.value().kind() == SyntaxKind::IF_EXPR
+                   ? if_value(ast::cast<ast::IfExpr>(r.value().syntax()), out, nullptr, &current_->ret, "result", false)
+                   : to_slots(r.value(), out, nullptr, true, "result");
       if (!v) return;
       if (!same_type(v->first, current_->ret)) {
         d_.error("E2101", "`" + current_->name + "` returns " + v->first.to_string() + " but declares " + current_->ret.to_string())
@@ -153,9 +159,7 @@ void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out)
       return;
     }
     case SyntaxKind::BREAK_EXPR:
-    case SyntaxKind::CONTINUE_EXPR:
-      d_.error("E2090", "`break` and `continue` are not supported yet").primary(span(e));
-      return;
+    case SyntaxKind::CONTINUE_EXPR: return loop_jump(e, out);
     case SyntaxKind::CALL_EXPR:
     case SyntaxKind::METHOD_CALL_EXPR: {
       if (auto site = call_site(e, true); site && site->kind == CallSite::Kind::builtin && site->name == "print")
@@ -200,7 +204,12 @@ void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
       return;
     }
     if (pl) ++place_checked_;  // checked (and moved) as a whole just now
-    r = to_slots(init, out, nullptr, true, hint, is_mut);
+    if (init.kind() == SyntaxKind::IF_EXPR && s.type()) {  // the annotation types the branches' literals
+      Ty want = resolve_type(s.type());
+      r = if_value(ast::cast<ast::IfExpr>(init.syntax()), out, nullptr, &want, hint, is_mut);
+    } else {
+      r = to_slots(init, out, nullptr, true, hint, is_mut);
+    }
     if (pl) --place_checked_;
   }
   if (!r) {
@@ -322,7 +331,9 @@ void Lowerer::for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out) {
   auto slots = new_slots(it, var, false);
   loop.results = slots;
   if (ip) bind_pattern(e.pattern(), it, slots, {}, true, span(e.pattern()));
+  ++loop_depth_;
   if (e.body()) block_stmts(e.body(), loop.body, false);
+  --loop_depth_;
   pop_scope();
   check_loop_moves(moves_before, Span{src_, e.range().begin, e.iterable().range().end});
   out.push_back(std::move(loop));
@@ -339,7 +350,9 @@ void Lowerer::while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out)
     return;
   }
   loop.args = {c->second[0]};
+  ++loop_depth_;
   if (e.body()) block_stmts(e.body(), loop.body, false);
+  --loop_depth_;
   check_loop_moves(moves_before, Span{src_, e.range().begin, e.condition().range().end});
   out.push_back(std::move(loop));
 }

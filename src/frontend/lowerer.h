@@ -220,6 +220,17 @@ class Lowerer {
   void for_loop(const ast::ForExpr& e, std::vector<block::Stmt>& out);
   void while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out);
   void if_stmt(const ast::IfExpr& e, std::vector<block::Stmt>& out);
+  // `if` as a value (lower_if_value.cpp): an if_else statement whose branches each end by
+  // writing their tail value into the same slots. `into`: those slots when the caller has
+  // them (else the then-branch's value makes them); `want`: the type the context declares
+  // (a weak literal in a branch takes its element type).
+  using SlotsRef = std::optional<std::pair<Ty, std::vector<block::SlotId>>>;
+  SlotsRef if_value(const ast::IfExpr& e, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into,
+                    const Ty* want, const std::string& hint, bool is_mut);
+  SlotsRef branch_value(const ast::BlockExpr& b, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into,
+                        const std::string& hint, bool is_mut, Span& tail_span);
+  void loop_jump(const ast::Expr& e, std::vector<block::Stmt>& out);  // `break` / `continue`
+  int loop_depth_ = 0;  // loops around the statement being lowered (break/continue need one)
   void print_stmt(const CallSite& cs, std::vector<block::Stmt>& out);
   // `ret` of the block function, after the `&mut` params' write-back.
   void emit_return(std::vector<block::Stmt>& out, Span at);

@@ -33,7 +33,9 @@ std::string type_text(DType dt, const std::vector<std::uint64_t>& shape, MemSpac
 
 bool scalable(AllocClass c) { return c == AllocClass::inputs || c == AllocClass::working || c == AllocClass::activations; }
 
-enum class Flow { next, returned, failed };
+enum class Flow { next, returned, failed, broke, continued };  // broke/continued: to the innermost loop
+// How much of the program a flow walks on to: a branch that leaves sooner gives way to one that goes on.
+int reach(Flow f) { return f == Flow::next ? 3 : f == Flow::continued ? 2 : f == Flow::broke ? 1 : 0; }
 
 // Row scaling in force for one region invocation: dim-0 extents replaced (batch, stream).
 using Rows = std::map<std::uint64_t, std::uint64_t>;
@@ -420,7 +422,8 @@ class Planner {
           site(fr.f->name + ": loop " + fr.f->slots.at(s.results[0]).name + " iteration " + std::to_string(it + 1));
           put(fr, s.results[0], AVal{DType::i64, {}, MemSpace::host, -1}, fr.f->name + ": loop variable " + fr.f->slots.at(s.results[0]).name);
           Flow fl = enter(fr, s.body);
-          if (fl != Flow::next) return fl;
+          if (fl == Flow::broke) break;
+          if (fl != Flow::next && fl != Flow::continued) return fl;
         }
         return Flow::next;
       }
@@ -429,12 +432,13 @@ class Planner {
           Flow fl = body(fr, s.cond_body);
           if (fl != Flow::next) return fl;
           fl = enter(fr, s.body);
-          if (fl != Flow::next) return fl;
+          if (fl == Flow::broke) return Flow::next;
+          if (fl != Flow::next && fl != Flow::continued) return fl;
         }
         return body(fr, s.cond_body);
       case StmtKind::if_else: {
         // Both branches from the same state; keep the one with the higher peak (a branch
-        // that returns only when both do).
+        // that returns, breaks or continues only when both do).
         MemoryPlan before = plan_;
         Frame fr_before = fr;
         Flow fa = enter(fr, s.body);
@@ -445,7 +449,7 @@ class Planner {
         fr = std::move(fr_before);
         Flow fb = enter(fr, s.else_body);
         if (fb == Flow::failed) return fb;
-        bool keep_a = (fa == fb) ? live_peak(plan_a) > live_peak(plan_) : fb == Flow::returned;
+        bool keep_a = reach(fa) == reach(fb) ? live_peak(plan_a) > live_peak(plan_) : reach(fa) > reach(fb);
         if (keep_a) {
           plan_ = std::move(plan_a);
           fr = std::move(fr_a);
@@ -477,6 +481,8 @@ class Planner {
         fr.returned = *v;
         return Flow::returned;
       }
+      case StmtKind::break_loop: return Flow::broke;
+      case StmtKind::continue_loop: return Flow::continued;
     }
     return Flow::failed;
   }

@@ -31,7 +31,7 @@ class ReferenceBackend final : public ComputeBackend {
   ops::Tier tier_;
 };
 
-enum class Flow { next, returned, failed };
+enum class Flow { next, returned, failed, broke, continued };  // broke/continued: to the innermost loop
 
 class Executor {
  public:
@@ -173,7 +173,8 @@ class Executor {
         for (std::int64_t i = a; i < b; ++i) {
           put(fr, s.results[0], ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1)));
           Flow fl = enter(fr, s.body);
-          if (fl != Flow::next) return fl;
+          if (fl == Flow::broke) break;
+          if (fl != Flow::next && fl != Flow::continued) return fl;
           auto now = std::chrono::steady_clock::now();
           if (o_.progress && now - last_report > std::chrono::seconds(1)) {
             double secs = std::chrono::duration<double>(now - start).count();
@@ -194,7 +195,8 @@ class Executor {
           if (!c) return Flow::failed;
           if (!c->load_bool(0)) return Flow::next;
           fl = enter(fr, s.body);
-          if (fl != Flow::next) return fl;
+          if (fl == Flow::broke) return Flow::next;
+          if (fl != Flow::next && fl != Flow::continued) return fl;
         }
       case StmtKind::if_else: {
         const ops::HostTensor* c = get(fr, s.args[0], s);
@@ -257,6 +259,8 @@ class Executor {
         fr.returned = std::move(v);
         return Flow::returned;
       }
+      case StmtKind::break_loop: return Flow::broke;
+      case StmtKind::continue_loop: return Flow::continued;
     }
     return Flow::failed;
   }

@@ -60,12 +60,18 @@ class Liveness {
         mark(in, s.args);
         return in;
       }
+      case StmtKind::break_loop:
+      case StmtKind::continue_loop:  // never falls through: live is what the jump's target reads
+        if (loops_.empty()) return Live(n_);  // outside a loop (the verifier rejects it)
+        return s.kind == StmtKind::break_loop ? loops_.back().first : loops_.back().second;
       case StmtKind::for_range: {
         const SlotId var = s.results.empty() ? static_cast<SlotId>(n_) : s.results[0];
         Live head = out;  // at the test: exit (out) or write var and run the body
         Live in_body;
         for (;;) {
+          loops_.push_back({out, head});  // `break` goes on after the loop, `continue` to the test
           in_body = body(s.body, head);
+          loops_.pop_back();
           Live next = in_body;
           if (var < n_) next[var] = false;
           merge(next, out);
@@ -85,7 +91,9 @@ class Liveness {
         Live head(n_);  // before the condition's statements
         Live in_body, cond_out;
         for (;;) {
+          loops_.push_back({out, head});  // `continue` runs the condition's statements again
           in_body = body(s.body, head);
+          loops_.pop_back();
           cond_out = in_body;
           merge(cond_out, out);
           mark(cond_out, s.args);
@@ -129,6 +137,7 @@ class Liveness {
   const block::Function& f_;
   std::size_t n_;
   SlotDrops out_;
+  std::vector<std::pair<Live, Live>> loops_;  // the loops around the statement: live at break, at continue
 };
 
 const std::vector<SlotId> kNone;

@@ -1,7 +1,8 @@
 // When a BlockIR slot's value is dead: a static last-use analysis (backward liveness over
 // the structured body of one function). A slot is dead at a point when no path from there
 // reads it before writing it again: a slot read inside a loop is live for the whole loop
-// (the back edge), an `if` takes the union of its branches, `ret` reads only its values.
+// (the back edge), an `if` takes the union of its branches, `ret` reads only its values,
+// `break` what follows its loop and `continue` what the loop's next test reads.
 //
 // The executor (interpreter.cpp) drops a slot's value at the points listed here, and the
 // planner (src/plan/planner.cpp) models the same drops from the same analysis, so planned

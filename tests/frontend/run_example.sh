@@ -30,6 +30,22 @@ case "$name" in
   transformer_block)
     check "max abs difference" "v <= 1e-4"
     check "mean square" "v > 0.01 && v < 100" ;;
+  control)
+    # skip_threes(100, 50): 1+2+4+5+7+8+10+11+13 = 61 passes 50 at the 9th kept number.
+    exp=$(awk 'BEGIN { c = 0; t = 0; for (i = 0; i < 100; i++) { if (i % 3 == 0) continue; c++; t += i; if (t > 50) break }; print c, t }')
+    grep -qx "kept ${exp% *} total ${exp#* }" "$tmp/run1.txt" || { echo "FAIL: expected kept/total $exp"; exit 1; }
+    grep -qx "signs -1 0 1" "$tmp/run1.txt" || { echo "FAIL: signs"; exit 1; }
+    grep -qx "clamped -5 2 5" "$tmp/run1.txt" || { echo "FAIL: clamped"; exit 1; }
+    grep -qx "row sums f32\[3\] \[2, 7, 6\]" "$tmp/run1.txt" || { echo "FAIL: row sums"; exit 1; }
+    check "sqrt2" "v - sqrt(2) < 1e-6 && sqrt(2) - v < 1e-6"
+    check "steps" "v >= 2 && v < 50"
+    grep -qx "n $((0x10 + 2#11 + 8#7)) swapped ${exp% *} ${exp#* }" "$tmp/run1.txt" || { echo "FAIL: n / swapped"; exit 1; }
+    grep -q '^done true tail a "quoted" word$' "$tmp/run1.txt" || { echo "FAIL: done"; exit 1; } ;;
+  mlp)
+    first=$(value "initial loss"); last=$(value "final loss")
+    awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a / 10) }' || { echo "FAIL: loss $first -> $last"; exit 1; }
+    echo "ok: loss $first -> $last"
+    check "test accuracy" "v >= 0.8" ;;
   attention)
     grep -q '^first row' "$tmp/run1.txt" || { echo "FAIL: no print"; exit 1; } ;;
   *) echo "FAIL: no checks for $name"; exit 1 ;;

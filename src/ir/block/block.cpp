@@ -18,6 +18,8 @@ std::string_view stmt_kind_name(StmtKind k) {
     case StmtKind::print: return "print";
     case StmtKind::read: return "read";
     case StmtKind::ret: return "return";
+    case StmtKind::break_loop: return "break";
+    case StmtKind::continue_loop: return "continue";
   }
   RUNG_UNREACHABLE("invalid StmtKind");
 }

@@ -39,6 +39,8 @@ enum class StmtKind : std::uint8_t {
   print = 7,      // print items                     (effect io)
   read = 8,       // results[0] = read(kind, path)   (effect io; kinds: csv, npy)
   ret = 9,        // return args
+  break_loop = 10,     // leave the innermost for/while loop
+  continue_loop = 11,  // start the innermost loop's next iteration
 };
 std::string_view stmt_kind_name(StmtKind k);
 

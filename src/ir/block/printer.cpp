@@ -55,6 +55,8 @@ void print_body(std::string& out, const Program& p, const Function& f, const std
       }
       case StmtKind::read: out += ind + lhs + "read " + s.callee + " \"" + s.text + "\"\n"; break;
       case StmtKind::ret: out += ind + "return " + list(f, s.args) + "\n"; break;
+      case StmtKind::break_loop:
+      case StmtKind::continue_loop: out += ind + std::string(stmt_kind_name(s.kind)) + "\n"; break;
     }
   }
 }

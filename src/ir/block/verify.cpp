@@ -17,6 +17,7 @@ class Verifier {
     for (const auto& f : p_.functions) {
       if (!names.insert(f.name).second) d_.error("B0009", "function `" + f.name + "` is defined twice");
       f_ = &f;
+      loops_ = 0;
       for (SlotId s : f.params) slot(s, nullptr);
       for (SlotId s : f.results) slot(s, nullptr);
       body(f.body);
@@ -114,7 +115,9 @@ class Verifier {
         }
         for (SlotId x : {s.args[0], s.args[1], s.results[0]})
           if (!same(type(x), kI64)) err(s, "B0004", "loop slot `" + f_->slots[x].name + "` is " + type(x).to_string() + ", expected i64");
+        ++loops_;
         body(s.body);
+        --loops_;
         break;
       case StmtKind::while_loop:
       case StmtKind::if_else:
@@ -123,8 +126,15 @@ class Verifier {
           break;
         }
         body(s.cond_body);
+        if (s.kind == StmtKind::while_loop) ++loops_;
         body(s.body);
+        if (s.kind == StmtKind::while_loop) --loops_;
         body(s.else_body);
+        break;
+      case StmtKind::break_loop:
+      case StmtKind::continue_loop:
+        if (loops_ == 0) err(s, "B0010", std::string(stmt_kind_name(s.kind)) + " outside a loop");
+        if (!s.args.empty() || !s.results.empty()) err(s, "B0010", std::string(stmt_kind_name(s.kind)) + " takes no slots");
         break;
       case StmtKind::assign:
         if (s.args.size() != 1 || s.results.size() != 1) {
@@ -155,6 +165,7 @@ class Verifier {
   const Program& p_;
   DiagnosticSink& d_;
   const Function* f_ = nullptr;
+  int loops_ = 0;  // loops around the statement being checked (break/continue need one)
 };
 
 }  // namespace
