@@ -122,6 +122,16 @@ TEST(BlockIR, VerifierCatchesEachClass) {
     p.functions[0].body.insert(p.functions[0].body.begin(), s);
     EXPECT_EQ(codes(p), std::vector<std::string>{"B0006"});
   }
+  {  // break/continue: fine inside the for loop's body, B0010 outside any loop
+    Program p = sample();
+    p.functions[0].body[2].body.push_back(Stmt{.kind = StmtKind::continue_loop});
+    p.functions[0].body[2].body.push_back(Stmt{.kind = StmtKind::break_loop});
+    EXPECT_TRUE(codes(p).empty());
+    Program q = p;
+    EXPECT_NE(p.hash(), sample().hash());
+    q.functions[0].body.insert(q.functions[0].body.begin(), Stmt{.kind = StmtKind::break_loop});
+    EXPECT_EQ(codes(q), std::vector<std::string>{"B0010"});
+  }
 }
 
 }  // namespace rung::block
