@@ -30,8 +30,26 @@ bool fits(const KernelArgs& a, std::string& error) {
   return true;
 }
 
+// Operands other than A and C (B, the bias) are bound whole.
+bool others_fit(const KernelArgs& a, std::string& error) {
+  for (std::size_t i = 1; i < a.in.size(); ++i)
+    if (a.in[i].numel() * 4 > a.caps.max_binding) {
+      error = "operand " + std::to_string(i + 1) + " (" + a.in[i].to_string() +
+              ") exceeds maxStorageBufferBindingSize; GEMMs are split along the rows of A and C only";
+      return false;
+    }
+  return true;
+}
+
+std::optional<Program> program_of(std::optional<std::vector<Step>> steps) {
+  if (!steps) return std::nullopt;
+  Program p;
+  p.steps = std::move(*steps);
+  return p;
+}
+
 std::optional<Program> emit_matmul(const KernelArgs& a, std::string& error) {
-  if (!fits(a, error)) return std::nullopt;
+  if (!others_fit(a, error)) return std::nullopt;
   const Extents &sa = a.in[0].shape, &sb = a.in[1].shape, &sy = a.out[0].shape;
   bool ta = a.attrs.boolean("transpose_a"), tb = a.attrs.boolean("transpose_b");
   GemmSpec g;
@@ -47,15 +65,11 @@ std::optional<Program> emit_matmul(const KernelArgs& a, std::string& error) {
   g.b = {1, "b", a.in[1].to_string(), tb, "(" + broadcast_index(byb, by, "z") + ") * " + u32_lit(bmat)};
   g.out_slot = 2;
   g.out_dtype = a.out[0].dtype;
-  auto st = gemm_step(a, g, error);
-  if (!st) return std::nullopt;
-  Program p;
-  p.steps.push_back(std::move(*st));
-  return p;
+  return program_of(gemm_steps(a, g, error, a.in[0].numel(), !ta && (bya == by || g.batch == 1)));
 }
 
 std::optional<Program> emit_linear(const KernelArgs& a, std::string& error) {
-  if (!fits(a, error)) return std::nullopt;
+  if (!others_fit(a, error)) return std::nullopt;
   GemmSpec g;
   g.M = rows_of(a.in[0].shape);
   g.K = a.in[0].shape.back();
@@ -70,11 +84,7 @@ std::optional<Program> emit_linear(const KernelArgs& a, std::string& error) {
   }
   g.out_slot = static_cast<int>(a.in.size());
   g.out_dtype = a.out[0].dtype;
-  auto st = gemm_step(a, g, error);
-  if (!st) return std::nullopt;
-  Program p;
-  p.steps.push_back(std::move(*st));
-  return p;
+  return program_of(gemm_steps(a, g, error, a.in[0].numel(), true));
 }
 
 // ffn_swiglu: hg = silu(x Wg^T) (scratch 0); h = hg * (x Wu^T) (scratch 1); y = h Wd^T.

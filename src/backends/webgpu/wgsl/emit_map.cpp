@@ -79,6 +79,23 @@ std::optional<std::vector<Step>> map_steps(const KernelArgs& a, const MapSpec& s
   return steps;
 }
 
+std::optional<std::vector<RowWindow>> row_windows(const DeviceCaps& caps, std::uint64_t blocks, std::uint64_t block_words,
+                                                  std::uint64_t rows_per_block, std::string& error) {
+  const std::uint64_t align = std::max<std::uint32_t>(4, caps.offset_alignment) / 4, cap = caps.max_binding / 4;
+  if (blocks * block_words <= cap) return std::vector<RowWindow>{RowWindow{0, blocks * rows_per_block, 0, blocks * block_words, false}};
+  std::uint64_t per = cap > align ? (cap - align) / std::max<std::uint64_t>(block_words, 1) : 0;
+  if (per == 0) {
+    error = "one row block (" + std::to_string(block_words * 4) + " bytes) exceeds maxStorageBufferBindingSize";
+    return std::nullopt;
+  }
+  std::vector<RowWindow> w;
+  for (std::uint64_t b0 = 0; b0 < blocks; b0 += per) {
+    std::uint64_t nb = std::min(per, blocks - b0), base = b0 * block_words / align * align;
+    w.push_back(RowWindow{b0 * rows_per_block, nb * rows_per_block, base, (b0 + nb) * block_words - base, true});
+  }
+  return w;
+}
+
 std::optional<Program> map_program(const KernelArgs& a, const MapSpec& spec, std::string& error) {
   auto steps = map_steps(a, spec, error);
   if (!steps) return std::nullopt;

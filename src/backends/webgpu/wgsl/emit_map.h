@@ -26,6 +26,18 @@ struct MapSpec {
 std::optional<std::vector<Step>> map_steps(const KernelArgs& a, const MapSpec& spec, std::string& error);
 std::optional<Program> map_program(const KernelArgs& a, const MapSpec& spec, std::string& error);
 
-std::string input_name(const KernelArgs& a, std::size_t i);  // operand name ("x", "a", "x1" for variadics)
+std::string input_name(const KernelArgs& a, std::size_t i);
+
+// Windows over the independent rows of a per-row kernel (softmax's and the norms' statistics)
+// whose input is `blocks` contiguous blocks of `block_words` words, each holding
+// `rows_per_block` rows. One window (split = false) when the input fits a binding; else each
+// window binds the input from `base` (aligned down to minStorageBufferOffsetAlignment) for
+// `words`, covering rows [row0, row0 + rows).
+struct RowWindow {
+  std::uint64_t row0 = 0, rows = 0, base = 0, words = 0;
+  bool split = false;
+};
+std::optional<std::vector<RowWindow>> row_windows(const DeviceCaps& caps, std::uint64_t blocks, std::uint64_t block_words,
+                                                  std::uint64_t rows_per_block, std::string& error);  // operand name ("x", "a", "x1" for variadics)
 
 }  // namespace rung::webgpu

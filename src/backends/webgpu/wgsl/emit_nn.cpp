@@ -21,7 +21,8 @@ std::size_t norm_axis(std::int64_t ax, std::size_t rank) {
 // A kernel with one invocation per "row" that writes scratch (not an op output).
 Step rows_step(const KernelArgs& a, const std::string& title, std::uint64_t rows, const std::vector<std::pair<int, std::string>>& inputs,
                int scratch_slot, const std::string& scratch_what, const std::vector<std::string>& helpers,
-               const std::vector<std::string>& code, const std::string& row_body, int status_slot = -1) {
+               const std::vector<std::string>& code, const std::string& row_body, int status_slot = -1,
+               const std::string& row_var = "r") {
   Module m(a, title);
   for (const auto& [slot, name] : inputs) {
     Scalar s = static_cast<std::size_t>(slot) < a.in.size() ? scalar_of(a.in[slot].dtype) : Scalar::f32;
@@ -31,7 +32,8 @@ Step rows_step(const KernelArgs& a, const std::string& title, std::uint64_t rows
   if (status_slot >= 0) m.bind(status_slot, "status", Scalar::u32, true, "status word: nonzero = data refused");
   for (const auto& h : helpers) m.use(h);
   for (const auto& c : code) m.code(c);
-  std::string body = "  let r = gid.x + gid.y * nwg.x * 64u;\n  if (r >= " + u32_lit(rows) + ") { return; }\n" + row_body;
+  std::string body = "  let " + row_var + " = gid.x + gid.y * nwg.x * 64u;\n  if (" + row_var + " >= " + u32_lit(rows) + ") { return; }\n" +
+                     row_body;
   return m.finish(body, 64, grid_for(rows, 64, a.caps));
 }
 
@@ -67,8 +69,27 @@ std::optional<Program> emit_norm(const KernelArgs& a, std::string& error) {
     body += "  acc_reset();\n" + loop + " let v = x[b + k]; acc_push(rmul(v, v)); }\n" + "  scratch[2u * r + 1u] = div_cr(1.0f, sqrt_cr(div_cr(acc_result(), " + nf +
             ") + " + eps + "));\n";
   }
-  p.steps.push_back(rows_step(a, layer ? "group statistics: mean, 1/sqrt(var + eps)" : "group statistic: 1/sqrt(mean(x^2) + eps)",
-                              groups, {{0, "x"}}, scratch, "per group: mean, r", {"div_cr", "sqrt_cr", "rmul"}, {tree_code("acc", "f32", "a + b", "0.0f")}, body));
+  // Groups are independent and contiguous: beyond one binding, the statistics run over windows of groups.
+  auto windows = row_windows(a.caps, groups, n, 1, error);
+  if (!windows) return std::nullopt;
+  if (2 * groups * 4 > a.caps.max_binding) {
+    error = "normalisation statistics beyond one binding";
+    return std::nullopt;
+  }
+  for (const RowWindow& w : *windows) {
+    std::string title = layer ? "group statistics: mean, 1/sqrt(var + eps)" : "group statistic: 1/sqrt(mean(x^2) + eps)";
+    std::string wbody = body;
+    if (w.split) {
+      title += " (groups " + std::to_string(w.row0) + ".." + std::to_string(w.row0 + w.rows) + ", x bound from element " +
+               std::to_string(w.base) + ": x exceeds maxStorageBufferBindingSize)";
+      wbody = "  let r = " + u32_lit(w.row0) + " + rl;\n  let b = r * " + u32_lit(n) + " - " + u32_lit(w.base) + ";\n" +
+              body.substr(body.find('\n') + 1);
+    }
+    Step st = rows_step(a, title, w.rows, {{0, "x"}}, scratch, "per group: mean, r", {"div_cr", "sqrt_cr", "rmul"},
+                        {tree_code("acc", "f32", "a + b", "0.0f")}, wbody, -1, w.split ? "rl" : "r");
+    if (w.split) st.bindings[0] = Binding{0, w.base * 4, w.words * 4};
+    p.steps.push_back(std::move(st));
+  }
   MapSpec m;
   m.title = layer ? "y = ((x - mean) * r) * gamma + beta" : "y = (x * r) * gamma";
   m.aligned = {0};
@@ -79,10 +100,6 @@ std::optional<Program> emit_norm(const KernelArgs& a, std::string& error) {
   if (a.in.size() > 1) f += "  v = rmul(v, ld_gamma(i % " + u32_lit(n) + "));\n";
   if (layer && a.in.size() > 2) f += "  v = v + ld_beta(i % " + u32_lit(n) + ");\n";
   m.value_fn = f + "  return v;\n}\n";
-  if (a.out[0].numel() * 4 > a.caps.max_binding) {
-    error = "normalisation outputs beyond one binding are not split";
-    return std::nullopt;
-  }
   auto steps = map_steps(a, m, error);
   if (!steps) return std::nullopt;
   append_map(p, std::move(*steps), {scratch});

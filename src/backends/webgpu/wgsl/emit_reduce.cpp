@@ -162,9 +162,24 @@ std::optional<Program> emit_softmax(const KernelArgs& a, std::string& error) {
   Program p;
   p.scratch_words.push_back(2 * std::max<std::uint64_t>(L.outputs, 1));
   int stats = static_cast<int>(a.in.size() + a.out.size());
-  {
-    Module m(a, "row statistics: m = max, s = canonical sum of exp(x - m)");
-    m.bind(0, "x", Scalar::f32, false, a.in[0].to_string());
+  // Element i belongs to row r = (i / (n * inner)) * inner + i % inner, inner = extent after the axis.
+  std::uint64_t inner = 1;
+  for (std::size_t d = ax + 1; d < xs.size(); ++d) inner *= xs[d];
+  // Rows are independent: beyond one binding, the statistics run over windows of whole outer
+  // blocks (n * inner contiguous elements holding `inner` rows).
+  std::uint64_t blocks = L.n * inner == 0 ? 0 : a.in[0].numel() / (L.n * inner);
+  auto windows = row_windows(a.caps, blocks, L.n * inner, inner, error);
+  if (!windows) return std::nullopt;
+  if (2 * L.outputs * 4 > a.caps.max_binding) {
+    error = "softmax row statistics beyond one binding";
+    return std::nullopt;
+  }
+  for (const RowWindow& w : *windows) {
+    Module m(a, "row statistics: m = max, s = canonical sum of exp(x - m)" +
+                    (w.split ? " (rows " + std::to_string(w.row0) + ".." + std::to_string(w.row0 + w.rows) + ")" : std::string()));
+    if (w.split)
+      m.comment("split: x exceeds maxStorageBufferBindingSize, so the rows are done in windows; x is bound from element X_BASE");
+    m.bind(0, "x", Scalar::f32, false, a.in[0].to_string(), w.split ? Binding{0, w.base * 4, w.words * 4} : Binding{});
     m.bind(stats, "stats", Scalar::f32, true, "per row: max, then sum");
     m.use("fmax");
     m.use("exp_r");
@@ -172,17 +187,15 @@ std::optional<Program> emit_softmax(const KernelArgs& a, std::string& error) {
     m.code(L.off_fn);
     m.code(tree_code("acc", "f32", "a + b", "0.0f"));
     std::string n = u32_lit(L.n);
-    std::string body = "  let o = gid.x + gid.y * nwg.x * 64u;\n  if (o >= " + u32_lit(L.outputs) + ") { return; }\n"
-                       "  let b = base(o);\n  var m = bitcast<f32>(0xff800000u);\n"
+    std::string body = "  let o = " + (w.split ? u32_lit(w.row0) + " + " : std::string()) + "gid.x + gid.y * nwg.x * 64u;\n  if (o >= " +
+                       u32_lit(w.row0 + w.rows) + ") { return; }\n"
+                       "  let b = base(o)" + (w.split ? " - " + u32_lit(w.base) : std::string()) + ";\n  var m = bitcast<f32>(0xff800000u);\n"
                        "  for (var k = 0u; k < " + n + "; k = k + 1u) { m = fmax(m, x[b + off(k)]); }\n"
                        "  acc_reset();\n"
                        "  for (var k = 0u; k < " + n + "; k = k + 1u) { acc_push(exp_r(x[b + off(k)] - m)); }\n"
                        "  stats[2u * o] = m;\n  stats[2u * o + 1u] = acc_result();\n";
-    p.steps.push_back(m.finish(body, 64, grid_for(L.outputs, 64, a.caps)));
+    p.steps.push_back(m.finish(body, 64, grid_for(w.rows, 64, a.caps)));
   }
-  // Element i belongs to row r = (i / (n * inner)) * inner + i % inner, inner = extent after the axis.
-  std::uint64_t inner = 1;
-  for (std::size_t d = ax + 1; d < xs.size(); ++d) inner *= xs[d];
   MapSpec m;
   m.title = log ? "log_softmax_i = (x_i - m) - log(s)" : "softmax_i = exp(x_i - m) / s";
   m.helpers = {"exp_r", "log_r", "div_cr"};
@@ -191,10 +204,6 @@ std::optional<Program> emit_softmax(const KernelArgs& a, std::string& error) {
   std::string row = "(i / " + u32_lit(L.n * inner) + ") * " + u32_lit(inner) + " + i % " + u32_lit(inner);
   m.value_fn = "fn value(i: u32) -> f32 {\n  let r = " + row + ";\n  let m = stats[2u * r];\n  let s = stats[2u * r + 1u];\n" +
                (log ? "  return (ld_x(i) - m) - log_r(s);\n}\n" : "  return div_cr(exp_r(ld_x(i) - m), s);\n}\n");
-  if (a.out[0].numel() * 4 > a.caps.max_binding) {
-    error = "softmax outputs beyond one binding are not split";
-    return std::nullopt;
-  }
   auto steps = map_steps(a, m, error);
   if (!steps) return std::nullopt;
   for (auto& st : *steps) {

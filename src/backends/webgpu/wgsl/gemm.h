@@ -30,6 +30,22 @@ struct GemmSpec {
   std::vector<GemmOperand> extra;  // more read-only bindings the epilogue reads
 };
 
-std::optional<Step> gemm_step(const KernelArgs& a, const GemmSpec& g, std::string& error);
+// A part of C one dispatch writes: batches [z0, z0 + zc), rows [r0, r0 + rc) of each. A and C
+// are bound from `a_base` / `c_base` (elements, aligned to minStorageBufferOffsetAlignment);
+// `window_a` says A is windowed too (else bound whole).
+struct GemmWindow {
+  std::uint64_t z0 = 0, zc = 1, r0 = 0, rc = 0;
+  std::uint64_t a_base = 0, a_words = 0, c_base = 0, c_words = 0;
+  bool window_a = false, split = false;
+};
+
+std::optional<Step> gemm_step(const KernelArgs& a, const GemmSpec& g, std::string& error, const GemmWindow* w = nullptr);
+
+// The steps computing C: one, or when A or C exceed maxStorageBufferBindingSize, one per window
+// of independent rows (rows of A and C within a batch, or whole batches). Each output's chain is
+// unchanged by the split, so the bits are those of the unsplit kernel. B, the bias and the
+// epilogue's extra operands are bound whole (refused when they exceed a binding).
+std::optional<std::vector<Step>> gemm_steps(const KernelArgs& a, const GemmSpec& g, std::string& error,
+                                            std::uint64_t a_words, bool a_row_contiguous);
 
 }  // namespace rung::webgpu
