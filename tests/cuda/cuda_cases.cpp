@@ -233,6 +233,48 @@ std::vector<Case> all_cases() {
   }
   cs.push_back({"slice", {R(DType::i64, {3, 17, 3})}, attrs({{"starts", V{-4, 3}}, {"ends", V{3, 7}}, {"axes", V{2, 1}}, {"steps", V{1, 3}}}),
                 "slice unsorted axes i64"});
+  // pad in every mode, arange for float and integer dtypes.
+  for (const char* mode : {"constant", "edge", "reflect"})
+    for (DType dt : {DType::f32, DType::bf16, DType::i16})
+      cs.push_back({"pad", {R(dt, {5, 7, 3})}, attrs({{"pads", V{2, 1, 0, 3, 2, 2}}, {"mode", std::string(mode)}, {"value", -2.0}}),
+                    std::string("pad ") + mode + " " + std::string(dtype_name(dt))});
+  cs.push_back({"pad", {R(DType::f64, {4, 9})}, attrs({{"pads", V{1, 0, 0, 5}}, {"value", 0.1}}), "pad f64 constant 0.1"});
+  for (DType dt : {DType::f32, DType::f16, DType::f64, DType::i32, DType::u8})
+    cs.push_back({"arange", {}, attrs({{"start", 3.0}, {"stop", 250.0}, {"step", 1.0}, {"dtype", dt}}), "arange " + std::string(dtype_name(dt))});
+  cs.push_back({"arange", {}, attrs({{"start", -1.5}, {"stop", 7.3}, {"step", 0.1}, {"dtype", DType::f32}}), "arange f32 step 0.1"});
+  cs.push_back({"arange", {}, attrs({{"start", 100.0}, {"stop", -900.0}, {"step", -7.0}, {"dtype", DType::i64}}), "arange i64 down"});
+
+  // CSR: a random canonical matrix (sorted columns, empty rows included) against dense operands.
+  auto csr = [&](DType it, DType vt, std::uint64_t M, std::uint64_t K) {
+    std::mt19937_64 rng(seed++);
+    std::vector<std::uint64_t> ptr{0}, cols;
+    for (std::uint64_t r = 0; r < M; ++r) {
+      for (std::uint64_t k = 0; k < K; ++k)
+        if (rng() % 3 == 0 && r % 5 != 2) cols.push_back(k);
+      ptr.push_back(cols.size());
+    }
+    ops::HostTensor ip(it, {M + 1}), ix(it, {cols.size()});
+    for (std::uint64_t i = 0; i <= M; ++i) ip.store_int(i, ptr[i]);
+    for (std::uint64_t i = 0; i < cols.size(); ++i) ix.store_int(i, cols[i]);
+    return std::vector<ops::HostTensor>{ip, ix, R(vt, {cols.size()})};
+  };
+  for (DType it : {DType::i32, DType::i64})
+    for (DType vt : {DType::f32, DType::bf16, DType::f64}) {
+      std::string n = std::string(dtype_name(it)) + "/" + std::string(dtype_name(vt));
+      auto a = csr(it, vt, 23, 31);
+      cs.push_back({"csr_to_dense", a, attrs({{"n_cols", std::int64_t{31}}}), "csr_to_dense " + n});
+      auto mm = a;
+      mm.push_back(R(vt, {31, 9}));
+      cs.push_back({"csr_matmul", mm, {}, "csr_matmul " + n});
+      auto mv = a;
+      mv.push_back(R(vt, {31}));
+      cs.push_back({"csr_matvec", mv, {}, "csr_matvec " + n});
+    }
+  {
+    auto a = csr(DType::i64, DType::f32, 6, 8);
+    a[1].store_int(0, 8);  // a column outside [0, 8): both backends must refuse
+    if (a[1].numel() > 0) cs.push_back({"csr_to_dense", a, attrs({{"n_cols", std::int64_t{8}}}), "csr_to_dense bad column (refused)"});
+  }
   return cs;
 }
 

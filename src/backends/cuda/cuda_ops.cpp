@@ -2,12 +2,14 @@
 // bookkeeping on the host, the arithmetic in the launchers of device_api.h. The registry's
 // shape rule has already produced the output types (run_dev).
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numeric>
 
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/device_api.h"
+#include "ops/csr.h"
 #include "ops/shape_rules.h"
 #include "ops/typing.h"
 
@@ -533,6 +535,78 @@ bool mse(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
                  "mse reduction", d);
 }
 
+// pad (kernels_shape_layout.cpp): the constant is encoded once in x's dtype on the host (floats:
+// one RNE rounding); copies keep bits, then NaNs become canonical as the reference's outputs do.
+bool pad(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  const DevTensor& x = in[0];
+  if (!rank_ok(c, x.shape, d)) return false;
+  const auto& pads = a.integers("pads");
+  const std::string& mode = a.string("mode");
+  PadSpec p;
+  p.out = dims_of(out[0].shape);
+  for (std::size_t k = 0; k < x.shape.size(); ++k) {
+    p.in_ext[k] = x.shape[k];
+    p.before[k] = pads[2 * k];
+  }
+  p.mode = mode == "constant" ? 0 : mode == "edge" ? 1 : 2;
+  ops::HostTensor fill(x.dtype, {});
+  double v = a.real("value");
+  if (dtype_info(x.dtype).is_float) fill.store_f64(0, v);
+  else if (x.dtype == DType::boolean) fill.store_bool(0, v != 0.0);
+  else fill.store_int(0, v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) : static_cast<std::uint64_t>(v));
+  std::memcpy(&p.fill_bits, fill.bytes().data(), fill.bytes().size());
+  int bytes = static_cast<int>(dtype_info(x.dtype).block_bytes);
+  return c.check(launch_pad(x.data(), out[0].data(), bytes, p, c.stream()), "pad kernel", d) && canonicalize(c, out[0], out[0], d);
+}
+
+// arange (kernels_shape_index.cpp): the shape rule has checked the attributes.
+bool arange(Context& c, In, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  double start = a.real("start"), step = a.real("step");
+  DType t = out[0].dtype;
+  if (dtype_info(t).is_float)
+    return c.check(launch_arange_float(out[0].data(), dt(t), out[0].numel(), start, step, c.stream()), "arange kernel", d);
+  return c.check(launch_arange_int(out[0].data(), static_cast<int>(dtype_info(t).block_bytes), out[0].numel(),
+                                   static_cast<std::int64_t>(start), static_cast<std::int64_t>(step), c.stream()),
+                 "arange kernel", d);
+}
+
+// The CSR structure is checked on the host with the reference's validate_csr: indptr and
+// indices are downloaded (counted in bytes_down), the values stay on the device. A malformed
+// matrix is refused with the reference's N0012 before any launch reads it.
+bool csr_valid(Context& c, In in, std::uint64_t K, const std::string& op, DiagnosticSink& d) {
+  auto ip = c.download(in[0], d);
+  if (!ip) return false;
+  auto ix = c.download(in[1], d);
+  if (!ix) return false;
+  ops::HostTensor no_values(in[2].dtype, {0});  // validate_csr reads only the structure
+  std::string err = ops::validate_csr(ops::CsrView{*ip, *ix, no_values}, K);
+  if (err.empty()) return true;
+  d.error("N0012", "`" + op + "` refused its input: " + err);
+  return false;
+}
+
+bool csr_to_dense(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  auto K = static_cast<std::uint64_t>(a.integer("n_cols"));
+  if (!csr_valid(c, in, K, "csr_to_dense", d)) return false;
+  int bytes = static_cast<int>(dtype_info(out[0].dtype).block_bytes);
+  return c.check(launch_fill(out[0].data(), out[0].numel(), bytes, 0, c.stream()), "fill", d) &&
+         c.check(launch_csr_to_dense(in[0].data(), in[1].data(), in[0].dtype == DType::i64, in[2].data(), bytes, out[0].data(),
+                                     in[0].numel() - 1, K, c.stream()),
+                 "csr_to_dense kernel", d) &&
+         canonicalize(c, out[0], out[0], d);
+}
+
+DevKernel csr_matmul(std::string op) {
+  return [op](Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
+    const DevTensor& b = in[3];
+    if (!csr_valid(c, in, b.shape[0], op, d)) return false;
+    std::uint64_t N = b.shape.size() == 2 ? b.shape[1] : 1;
+    return c.check(launch_csr_matmul(in[0].data(), in[1].data(), in[0].dtype == DType::i64, in[2].data(), b.data(), dt(b.dtype),
+                                     out[0].data(), in[0].numel() - 1, N, c.stream()),
+                   op + " kernel", d);
+  };
+}
+
 const std::map<std::string, DevKernel, std::less<>>& table() {
   static const auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
@@ -557,6 +631,8 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"random_bits", random(0)}, {"random_uniform", random(1)}, {"random_normal", random(2)},
       {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
       {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu}, {"mse", mse},
+      {"pad", pad}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
+      {"csr_matvec", csr_matmul("csr_matvec")},
   };
   return *t;
 }

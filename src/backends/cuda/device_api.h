@@ -129,4 +129,25 @@ int launch_one_hot(const void* idx, int idx_dtype, void* y, int y_dtype, std::ui
 // y (i64) = the coordinate along `axis` of each element of `d`.
 int launch_iota(void* y, const Dims& d, int axis, Stream s);
 
+// pad: y (extents `out`) from x (extents in_ext) shifted by `before` per axis; outside x,
+// mode 0 stores fill_bits, 1 repeats the edge, 2 reflects about the edge element.
+struct PadSpec {
+  Dims out;
+  std::uint64_t in_ext[kMaxRank] = {};
+  std::int64_t before[kMaxRank] = {};
+  int mode = 0;
+  std::uint64_t fill_bits = 0;
+};
+int launch_pad(const void* x, void* y, int elem_bytes, const PadSpec& p, Stream s);
+// arange: floats y[i] = start + i * step in binary64, rounded once; integers the exact value.
+int launch_arange_float(void* y, int dtype, std::uint64_t n, double start, double step, Stream s);
+int launch_arange_int(void* y, int elem_bytes, std::uint64_t n, std::int64_t start, std::int64_t step, Stream s);
+// CSR (indptr, indices: i64 when `i64`, else i32; validated by the caller). csr_to_dense writes
+// the stored entries into a zeroed y [rows, K]; csr_matmul y[r, j] = the fma chain over row r's
+// entries with b[col, j] (b [K, N]; N = 1 for matvec).
+int launch_csr_to_dense(const void* indptr, const void* indices, bool i64, const void* values, int elem_bytes, void* y,
+                        std::uint64_t rows, std::uint64_t K, Stream s);
+int launch_csr_matmul(const void* indptr, const void* indices, bool i64, const void* values, const void* b, int dtype, void* y,
+                      std::uint64_t rows, std::uint64_t N, Stream s);
+
 }  // namespace rung::cuda
