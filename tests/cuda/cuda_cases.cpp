@@ -275,6 +275,14 @@ std::vector<Case> all_cases() {
     a[1].store_int(0, 8);  // a column outside [0, 8): both backends must refuse
     if (a[1].numel() > 0) cs.push_back({"csr_to_dense", a, attrs({{"n_cols", std::int64_t{8}}}), "csr_to_dense bad column (refused)"});
   }
+  // dequantize from raw random blocks: every scale bit pattern (NaN/inf/subnormal f16 too).
+  for (DType qt : {DType::q8_0, DType::q4_0})
+    for (DType to : {DType::f32, DType::f16, DType::bf16}) {
+      ops::HostTensor q(qt, {7, 96});
+      std::mt19937_64 rng(seed++);
+      for (auto& b : q.bytes()) b = static_cast<std::uint8_t>(rng());
+      cs.push_back({"dequantize", {q}, attrs({{"to", to}}), "dequantize " + std::string(dtype_name(qt)) + " to " + std::string(dtype_name(to))});
+    }
   return cs;
 }
 

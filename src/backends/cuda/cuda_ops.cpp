@@ -607,6 +607,13 @@ DevKernel csr_matmul(std::string op) {
   };
 }
 
+// dequantize (kernels_quant.cpp): the shape rule has checked the blocked last dim.
+bool dequantize(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
+  return c.check(launch_dequantize(in[0].data(), in[0].dtype == DType::q8_0, out[0].data(), dt(out[0].dtype), out[0].numel(),
+                                   c.stream()),
+                 "dequantize kernel", d);
+}
+
 const std::map<std::string, DevKernel, std::less<>>& table() {
   static const auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
@@ -632,7 +639,7 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
       {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu}, {"mse", mse},
       {"pad", pad}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
-      {"csr_matvec", csr_matmul("csr_matvec")},
+      {"csr_matvec", csr_matmul("csr_matvec")}, {"dequantize", dequantize},
   };
   return *t;
 }

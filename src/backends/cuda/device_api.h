@@ -147,6 +147,8 @@ int launch_arange_int(void* y, int elem_bytes, std::uint64_t n, std::int64_t sta
 // entries with b[col, j] (b [K, N]; N = 1 for matvec).
 int launch_csr_to_dense(const void* indptr, const void* indices, bool i64, const void* values, int elem_bytes, void* y,
                         std::uint64_t rows, std::uint64_t K, Stream s);
+// dequantize: n elements of q8_0 (q8) or q4_0 blocks to y_dtype (f32, f16, bf16).
+int launch_dequantize(const void* q, bool q8, void* y, int y_dtype, std::uint64_t n, Stream s);
 int launch_csr_matmul(const void* indptr, const void* indices, bool i64, const void* values, const void* b, int dtype, void* y,
                       std::uint64_t rows, std::uint64_t N, Stream s);
 
