@@ -8,7 +8,8 @@
 namespace rung::conformance {
 
 namespace {
-constexpr std::string_view kMagic = "rung.run_record.v1";
+constexpr std::string_view kMagicV1 = "rung.run_record.v1";
+constexpr std::string_view kMagic = "rung.run_record.v2";
 constexpr std::string_view kTensorMagic = "rung.tensor.v1";
 constexpr std::uint64_t kMaxItems = 1 << 16;
 }  // namespace
@@ -20,7 +21,8 @@ void set_reproducibility(RunRecord& r) {
 
 std::vector<std::uint8_t> RunRecord::encode() const {
   CanonicalWriter w;
-  w.str(kMagic);
+  const bool v2 = format >= 2;
+  w.str(v2 ? kMagic : kMagicV1);
   w.str(date);
   w.str(program_path);
   w.hash(program_hash);
@@ -33,6 +35,18 @@ std::vector<std::uint8_t> RunRecord::encode() const {
     w.str(a.path);
     w.hash(a.file_hash);
     w.hash(a.tensor_hash);
+  }
+  if (v2) {
+    w.u64(data_dirs.size());
+    for (const auto& d : data_dirs) w.str(d);
+    w.str(stream_option);
+    w.str(binding_limit_option);
+    w.u64(offload_threshold);
+    w.u64(reads.size());
+    for (const auto& f : reads) {
+      w.str(f.path);
+      w.hash(f.file_hash);
+    }
   }
   w.hash(fingerprint);
   w.hash(blockir);
@@ -79,7 +93,9 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
   std::string magic;
   std::uint64_t n;
   std::uint8_t flag;
-  if (!read_str(r, magic) || magic != kMagic) return bad("not a run record (" + std::string(kMagic) + " expected)");
+  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV1))
+    return bad("not a run record (" + std::string(kMagic) + " or " + std::string(kMagicV1) + " expected)");
+  x.format = magic == kMagic ? 2 : 1;
   if (!read_str(r, x.date) || !read_str(r, x.program_path) || !r.hash(x.program_hash) || !read_str(r, x.entry) ||
       !read_str(r, x.tier_option) || !read_str(r, x.tolerance_option))
     return bad("truncated header");
@@ -88,6 +104,22 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
     RecordedArg a;
     if (!read_str(r, a.name) || !read_str(r, a.path) || !r.hash(a.file_hash) || !r.hash(a.tensor_hash)) return bad("truncated argument");
     x.args.push_back(std::move(a));
+  }
+  if (x.format >= 2) {
+    if (!r.u64(n) || n > kMaxItems) return bad("bad data folder count");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::string d;
+      if (!read_str(r, d)) return bad("truncated data folder");
+      x.data_dirs.push_back(std::move(d));
+    }
+    if (!read_str(r, x.stream_option) || !read_str(r, x.binding_limit_option) || !r.u64(x.offload_threshold))
+      return bad("truncated run options");
+    if (!r.u64(n) || n > kMaxItems) return bad("bad read file count");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      RecordedRead f;
+      if (!read_str(r, f.path) || !r.hash(f.file_hash)) return bad("truncated read file");
+      x.reads.push_back(std::move(f));
+    }
   }
   if (!r.hash(x.fingerprint) || !r.hash(x.blockir) || !r.u8(flag) || flag > 1) return bad("truncated hashes");
   if (flag) {
@@ -132,6 +164,8 @@ nlohmann::json RunRecord::to_json() const {
                  jdec = nlohmann::json::array();
   for (const auto& a : args)
     jargs.push_back({{"name", a.name}, {"path", a.path}, {"file_sha3", a.file_hash.hex()}, {"tensor_sha3", a.tensor_hash.hex()}});
+  nlohmann::json jreads = nlohmann::json::array();
+  for (const auto& f : reads) jreads.push_back({{"path", f.path}, {"file_sha3", f.file_hash.hex()}});
   for (const auto& o : outputs) {
     nlohmann::json j{{"name", o.name}, {"type", o.type}, {"sha3_256", o.tensor_hash.hex()}};
     if (o.stored) j["stored"] = o.stored->hex();
@@ -140,7 +174,9 @@ nlohmann::json RunRecord::to_json() const {
   for (const auto& u : receipts) jrec.push_back({{"op", u.op}, {"status", u.status}, {"receipt", u.receipt}});
   for (const auto& d : decisions) jdec.push_back({{"scope", d.scope}, {"backend", d.backend}, {"reason", d.reason}, {"times", d.times}});
   return {{"id", id().hex()}, {"date", date}, {"program", {{"path", program_path}, {"sha3", program_hash.hex()}}},
-          {"entry", entry}, {"args", jargs}, {"fingerprint", fingerprint.hex()}, {"blockir", blockir.hex()},
+          {"entry", entry}, {"args", jargs}, {"format", format}, {"data_dirs", data_dirs}, {"stream", stream_option},
+          {"binding_limit", binding_limit_option}, {"offload_threshold", offload_threshold}, {"reads", jreads},
+          {"fingerprint", fingerprint.hex()}, {"blockir", blockir.hex()},
           {"execplan", execplan ? nlohmann::json(execplan->hex()) : nlohmann::json(nullptr)},
           {"tier", tier}, {"tolerance", tolerance}, {"backend", backend}, {"device", profile.to_string()},
           {"device_profile_hash", profile.hash().hex()}, {"receipt_mode", receipt_mode}, {"receipts", jrec},
@@ -156,6 +192,12 @@ std::string RunRecord::to_text() const {
   line("program", program_path + "  sha3 " + program_hash.hex());
   line("entry", entry);
   for (const auto& a : args) line("arg", a.name + " = " + a.path + "  file sha3 " + a.file_hash.short_hex(16) + "  tensor sha3 " + a.tensor_hash.short_hex(16));
+  if (format < 2) line("options", "not kept (record format 1: --data-dir, --stream, --binding-limit, --offload-threshold, read files)");
+  for (const auto& d : data_dirs) line("data-dir", d);
+  if (!stream_option.empty()) line("stream", stream_option);
+  if (!binding_limit_option.empty()) line("binding", binding_limit_option);
+  if (offload_threshold) line("offload", std::to_string(offload_threshold) + " input elements");
+  for (const auto& f : reads) line("read", f.path + "  file sha3 " + f.file_hash.short_hex(16));
   line("fingerprint", fingerprint.hex());
   line("blockir", blockir.hex());
   line("execplan", execplan ? execplan->hex() : "absent (no ExecPlan in this build)");

@@ -27,6 +27,12 @@ struct RecordedArg {
   Hash256 tensor_hash;    // runtime/tensor_hash.h
 };
 
+// A file the program read itself (read_csv, read_npy), as resolved at run time.
+struct RecordedRead {
+  std::string path;  // absolute
+  Hash256 file_hash;
+};
+
 struct RecordedOutput {
   std::string name;
   std::string type;       // "f32[10]"
@@ -41,6 +47,11 @@ struct RunRecord {
   std::string entry;
   std::string tier_option, tolerance_option;  // as given on the command line ("" if not)
   std::vector<RecordedArg> args;
+  // Format 2 on: the run options that change the result or its inputs, and the files read.
+  std::vector<std::string> data_dirs;  // absolute, --data-dir then RUNG_DATA_PATH, in lookup order
+  std::string stream_option, binding_limit_option;  // as given ("" if not)
+  std::uint64_t offload_threshold = 0;
+  std::vector<RecordedRead> reads;
   Hash256 fingerprint, blockir;
   std::optional<Hash256> execplan;  // absent until the planner provides one
   std::string tier, tolerance;      // effective
@@ -52,6 +63,9 @@ struct RunRecord {
   std::vector<RecordedOutput> outputs;
   bool replayable = true;
   std::string convergence_class;  // for convergent records
+  // 1: records written before run options and read files were kept (decoded as such, their
+  // id unchanged; the format-2 fields stay empty). New records are format 2.
+  int format = 2;
 
   std::vector<std::uint8_t> encode() const;
   static std::optional<RunRecord> decode(std::span<const std::uint8_t> bytes, std::string& error);

@@ -75,6 +75,11 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
     a.file_hash = file_hash(p, io);
     r.args.push_back(std::move(a));
   }
+  for (const auto& d : inv.data_dirs) r.data_dirs.push_back(fs::absolute(d, ec).lexically_normal().string());
+  r.stream_option = inv.stream_option;
+  r.binding_limit_option = inv.binding_limit_option;
+  r.offload_threshold = inv.offload_threshold;
+  for (const auto& p : inv.reads) r.reads.push_back({p, file_hash(p, io)});
   r.fingerprint = program.graph.fingerprint();
   r.blockir = program.hash();
   r.tier = program.determinism.tier;

@@ -19,6 +19,10 @@ namespace rung::conformance {
 struct RunInvocation {
   std::string file, entry, tier_option, tolerance_option, backend;
   std::vector<std::string> arg_specs;  // NAME=PATH as given
+  std::vector<std::string> data_dirs;  // --data-dir then RUNG_DATA_PATH, as the run looked them up
+  std::string stream_option, binding_limit_option;
+  std::uint64_t offload_threshold = 0;
+  std::vector<std::string> reads;  // files the program read (runtime::ExecOptions::reads)
 };
 
 class RunSession {

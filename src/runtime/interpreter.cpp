@@ -1,5 +1,6 @@
 #include "runtime/interpreter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -249,6 +250,11 @@ class Executor {
             d_.last().note("a relative path is looked up next to the program, then in each `rung run --data-dir DIR` (" +
                            std::to_string(o_.data_dirs.size()) + " given, RUNG_DATA_PATH included)");
           return Flow::failed;
+        }
+        if (o_.reads) {  // the run record hashes these so a replay reads the same bytes
+          std::error_code ec;
+          std::string abs = std::filesystem::absolute(path, ec).lexically_normal().string();
+          if (std::find(o_.reads->begin(), o_.reads->end(), abs) == o_.reads->end()) o_.reads->push_back(abs);
         }
         std::vector<ops::HostTensor> v{std::move(*t)};
         return store(fr, s.results, v, s) ? Flow::next : Flow::failed;

@@ -53,6 +53,7 @@ struct ExecOptions {
   std::ostream* out = nullptr;       // where print goes (stdout if null)
   std::string base_dir;              // relative read paths resolve against it
   std::vector<std::string> data_dirs;  // ... or, when the file is not there, against these in order
+  std::vector<std::string>* reads = nullptr;  // if set: each file read gets its absolute path appended (once)
   bool progress = true;              // progress lines for loops longer than a second
   int max_call_depth = 256;
 };

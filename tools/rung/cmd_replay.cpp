@@ -1,8 +1,12 @@
 // `rung replay ID`: re-run a recorded `rung run` and check the result: a replayable record
 // must give the same output hashes (bit for bit), a convergent one outputs within its
 // tolerance class of the stored outputs. The program and argument files must be the ones
-// recorded (their SHA3 is checked first). Exit 1 on any mismatch.
+// recorded, as must the data files the program read (their SHA3 is checked first); the
+// recorded run options (--data-dir, --stream, --binding-limit, --offload-threshold) are
+// passed again. Exit 1 on any mismatch.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <unistd.h>
 
@@ -45,6 +49,7 @@ int run(const ReplayArgs& a, const GlobalOptions& global) {
   const auto& [id, rec] = *loaded;
   bool files_ok = check_file("program", rec.program_path, rec.program_hash, diags);
   for (const auto& arg : rec.args) files_ok = check_file("argument `" + arg.name + "`", arg.path, arg.file_hash, diags) && files_ok;
+  for (const auto& f : rec.reads) files_ok = check_file("data file", f.path, f.file_hash, diags) && files_ok;
   if (!files_ok) return report(diags, SourceMap{}, global);
 
   // The recorded command, run in this process through `rung run` itself.
@@ -52,6 +57,11 @@ int run(const ReplayArgs& a, const GlobalOptions& global) {
   if (!rec.tier_option.empty()) argv.insert(argv.end(), {"--tier", rec.tier_option});
   if (!rec.tolerance_option.empty()) argv.insert(argv.end(), {"--tolerance", rec.tolerance_option});
   for (const auto& arg : rec.args) argv.insert(argv.end(), {"--arg", arg.name + "=" + arg.path});
+  // The recorded lookup folders already hold RUNG_DATA_PATH as it was; the current one is set aside below.
+  for (const auto& d : rec.data_dirs) argv.insert(argv.end(), {"--data-dir", d});
+  if (!rec.stream_option.empty()) argv.insert(argv.end(), {"--stream", rec.stream_option});
+  if (!rec.binding_limit_option.empty()) argv.insert(argv.end(), {"--binding-limit", rec.binding_limit_option});
+  if (rec.offload_threshold) argv.insert(argv.end(), {"--offload-threshold", std::to_string(rec.offload_threshold)});
   const CommandInfo* run_cmd = nullptr;
   for (const auto& c : registry())
     if (c.name == "run") run_cmd = &c;
@@ -78,7 +88,11 @@ int run(const ReplayArgs& a, const GlobalOptions& global) {
     saved = ::dup(1);
     ::dup2(2, 1);
   }
+  std::optional<std::string> data_path;
+  if (const char* env = std::getenv("RUNG_DATA_PATH")) data_path = env;
+  ::unsetenv("RUNG_DATA_PATH");
   int rc = runner();
+  if (data_path) ::setenv("RUNG_DATA_PATH", data_path->c_str(), 1);
   if (saved >= 0) {
     std::fflush(stdout);
     std::cout.flush();
@@ -87,8 +101,21 @@ int run(const ReplayArgs& a, const GlobalOptions& global) {
   }
   auto& last = conformance::last_run();
   if (rc != kExitOk || !last.done) {
-    diags.error("Q0022", "replay of " + id.short_hex() + " failed: the run did not complete");
+    auto& d = diags.error("Q0022", "replay of " + id.short_hex() + " failed: the run did not complete");
+    if (rec.format < 2) d.note("the record is format 1, which keeps no --data-dir, --stream, --binding-limit or --offload-threshold");
     return report(diags, SourceMap{}, global);
+  }
+  // The replay must have read the recorded data files, no other (a file now found earlier in the lookup).
+  if (rec.format >= 2) {
+    std::vector<std::string> want, got;
+    for (const auto& f : rec.reads) want.push_back(f.path);
+    for (const auto& f : last.record.reads) got.push_back(f.path);
+    if (want != got) {
+      auto& d = diags.error("Q0021", "cannot replay " + id.short_hex() + ": the run read other data files than the recorded ones");
+      for (const auto& p : want) d.note("recorded " + p);
+      for (const auto& p : got) d.note("now      " + p);
+      return report(diags, SourceMap{}, global);
+    }
   }
 
   // Compare.

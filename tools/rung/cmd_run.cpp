@@ -126,6 +126,8 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
     }
   eo.out = a.json ? &std::cerr : &std::cout;
+  std::vector<std::string> reads;
+  eo.reads = &reads;
   // The memory plan first (symbolic dims bound from the arguments), then the run metered.
   plan::PlanOptions po;
   po.entry = entry;
@@ -180,7 +182,13 @@ int run(const RunArgs& a, const GlobalOptions& global) {
 
   std::vector<std::string> output_names;
   for (std::size_t i = 0; i < outputs->size(); ++i) output_names.push_back(fn->slots[fn->results[i]].name);
-  auto record = session->close({a.file, entry, a.load.tier, a.load.tolerance, a.backend, a.args}, *program, *outputs, output_names, diags);
+  conformance::RunInvocation inv{a.file, entry, a.load.tier, a.load.tolerance, a.backend, a.args};
+  inv.data_dirs = eo.data_dirs;
+  inv.stream_option = a.stream;
+  inv.binding_limit_option = a.binding_limit;
+  inv.offload_threshold = a.offload_threshold;
+  inv.reads = std::move(reads);
+  auto record = session->close(inv, *program, *outputs, output_names, diags);
   std::string record_id = record ? record->hex() : "";
   nlohmann::json jout = nlohmann::json::array();
   std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
