@@ -16,7 +16,8 @@ out=$("$rung" plan "$src/examples/center.workflow.json" --batch 100000 --budget 
 grep -q 'fix: batch 100000 -> .*fits (verified by re-planning)' <<<"$out" || fail "center 1MiB: no verified fix"
 "$rung" plan "$src/examples/digits.rung" --budget 1GiB >/dev/null; rc=$?
 [ $rc -eq 0 ] || fail "1GiB: exit $rc, expected 0 (green)"
-"$rung" plan "$src/examples/digits.rung" --budget 1GiB --json | grep -q '"verdict": "green"' || fail "1GiB json: not green"
+json=$("$rung" plan "$src/examples/digits.rung" --budget 1GiB --json)  # not `| grep -q`: SIGPIPE under pipefail
+grep -q '"verdict": "green"' <<<"$json" || fail "1GiB json: not green"
 "$rung" plan "$src/examples/digits.rung" --budget lots 2>/dev/null; rc=$?
 [ $rc -eq 1 ] || fail "bad budget: exit $rc, expected 1"
 "$rung" plan "$src/examples/digits.rung" --device tpu 2>/dev/null; rc=$?
