@@ -26,7 +26,7 @@ Hash256 SuiteResult::outputs_digest() const {
 std::size_t SuiteResult::failed() const { return reports.size() - passed() - missing(); }
 
 SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const ops::OpDef*>& ops_in, const ConformOptions& options,
-                          const Store* store, DiagnosticSink& diags) {
+                          const Store* store, DiagnosticSink& diags, const std::function<void(const OpReport&)>& on_op) {
   SuiteResult s;
   s.profile = backend.profile();
   std::vector<const ops::OpDef*> ops = ops_in.empty() ? ops::op_registry().all() : ops_in;
@@ -36,6 +36,7 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
       ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
       if (auto id = store->put("receipts", r.encode(), diags)) s.receipts.emplace_back(op->name, *id);
     }
+    if (on_op) on_op(rep);
     s.reports.push_back(std::move(rep));
   }
   return s;
@@ -51,30 +52,46 @@ static std::string fmt_ulp(double u) {
   return b;
 }
 
-std::string suite_table(const SuiteResult& s) {
+std::string suite_table_header(const runtime::DeviceProfile& profile) {
+  // The profile line is long (every capability), so it is concatenated, not formatted into a
+  // fixed buffer that would cut it and its newline off.
+  std::string out = "device  " + profile.to_string() + "\n        profile " + profile.hash().short_hex(16) + "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6s %10s %10s  %s\n", "op", "dtype", "class", "cases", "max ulp", "diff elems", "verdict");
+  return out + line;
+}
+
+std::string suite_table_rows(const OpReport& r) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "device  %s\n        profile %s\n", s.profile.to_string().c_str(), s.profile.hash().short_hex(16).c_str());
-  out += line;
-  std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6s %10s %10s  %s\n", "op", "dtype", "class", "cases", "max ulp", "diff elems", "verdict");
-  out += line;
-  std::vector<std::string> failures;
+  for (const auto& row : r.rows) {
+    std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6zu %10s %10llu  %s\n", r.op.c_str(), row.dtype.c_str(),
+                  std::string(ops::tol_class_name(r.cls)).c_str(), row.cases, fmt_ulp(row.max_ulp).c_str(),
+                  static_cast<unsigned long long>(row.differing), std::string(row_verdict_name(row.verdict)).c_str());
+    out += line;
+  }
+  return out;
+}
+
+std::string suite_table_footer(const SuiteResult& s) {
+  std::string out;
   for (const auto& r : s.reports)
-    for (const auto& row : r.rows) {
-      std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6zu %10s %10llu  %s\n", r.op.c_str(), row.dtype.c_str(),
-                    std::string(ops::tol_class_name(r.cls)).c_str(), row.cases, fmt_ulp(row.max_ulp).c_str(),
-                    static_cast<unsigned long long>(row.differing), std::string(row_verdict_name(row.verdict)).c_str());
-      out += line;
-      if (row.verdict != RowVerdict::pass && row.verdict != RowVerdict::unclaimed) failures.push_back(r.op + " " + row.dtype + ": " + row.failure);
-    }
-  for (const auto& f : failures) out += "  " + f + "\n";
+    for (const auto& row : r.rows)
+      if (row.verdict != RowVerdict::pass && row.verdict != RowVerdict::unclaimed) out += "  " + r.op + " " + row.dtype + ": " + row.failure + "\n";
   std::size_t cases = 0;
   for (const auto& r : s.reports) cases += r.cases();
+  char line[512];
   std::snprintf(line, sizeof line, "%zu ops: %zu pass, %zu fail, %zu missing a kernel; %zu cases; %zu receipts written\n",
                 s.reports.size(), s.passed(), s.failed(), s.missing(), cases, s.receipts.size());
   out += line;
   out += "outputs digest " + s.outputs_digest().hex() + "\n";
   return out;
+}
+
+std::string suite_table(const SuiteResult& s) {
+  std::string out = suite_table_header(s.profile);
+  for (const auto& r : s.reports) out += suite_table_rows(r);
+  return out + suite_table_footer(s);
 }
 
 nlohmann::json suite_json(const SuiteResult& s) {

@@ -2,6 +2,7 @@
 // the ops that passed. `rung conform` and the run-time re-conformance both call this.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct SuiteResult {
 
 // Runs `ops` (every op of the registry when empty) on `backend`. With `store`, each passing
 // op's receipt is written there (write failures are diagnostics; the reports stand).
+// `on_op`, when given, sees each op's report as soon as it is done, so a slow backend's run
+// can be followed line by line instead of all at once at the end.
 SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const ops::OpDef*>& ops, const ConformOptions& options,
-                          const Store* store, DiagnosticSink& diags);
+                          const Store* store, DiagnosticSink& diags,
+                          const std::function<void(const OpReport&)>& on_op = {});
 
 }  // namespace rung::conformance
 
@@ -34,6 +38,11 @@ namespace rung::conformance {
 // The per-row table `rung conform` prints (op, dtype, cases, max ulp, differing elements,
 // verdict), then each failure, then the summary line.
 std::string suite_table(const SuiteResult& s);
+// The table's pieces, for printing it while the suite runs: the device and column header,
+// one op's rows, and the failures with the summary.
+std::string suite_table_header(const runtime::DeviceProfile& profile);
+std::string suite_table_rows(const OpReport& r);
+std::string suite_table_footer(const SuiteResult& s);
 nlohmann::json suite_json(const SuiteResult& s);
 
 }  // namespace rung::conformance

@@ -133,4 +133,17 @@ std::vector<OpCase> op_cases() {
   return c;
 }
 
+std::vector<OpCase> zero_extent_cases() {
+  using V = std::vector<std::int64_t>;
+  // A sum/prod over an empty axis is the identity; an op with an empty output dispatches
+  // nothing (its index arithmetic would divide by the zero extent, which WGSL refuses).
+  return {
+      {"sum", {"f32[4,0,1]"}, {}, "over an empty axis"},
+      {"prod", {"f32[2,0,3]"}, {{"axes", V{1}}}, "over an empty axis"},
+      {"sum", {"i32[3,0]"}, {{"axes", V{1}}}, "i32 over an empty axis"},
+      {"add", {"f32[0,3]", "f32[3]"}, {}, "empty output"},
+      {"gather", {"f32[5,3]", "i64<5[0]"}, {}, "no indices"},
+  };
+}
+
 }  // namespace rung::webgpu::testing

@@ -19,5 +19,7 @@ struct OpCase {
 };
 
 std::vector<OpCase> op_cases();
+// Operands or results with a zero extent (a reduction over an empty axis, empty outputs).
+std::vector<OpCase> zero_extent_cases();
 
 }  // namespace rung::webgpu::testing

@@ -2,6 +2,7 @@
 // print a per-(op, dtype) table; passing ops mint receipts in the store ($RUNG_HOME).
 // Exit 1 when any op fails or lacks a kernel.
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 #include "base/text.h"
@@ -58,7 +59,20 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
   o.cases = a.cases;
   o.tier = *tier;
   conformance::Store store;
-  auto result = conformance::conform_suite(*backend, selected, o, a.no_receipts ? nullptr : &store, diags);
+  // The table streams: header first, then each op's rows as soon as that op is done (a slow
+  // backend, e.g. WebGPU on SwiftShader, takes minutes over every op), flushed so a pipe sees it.
+  std::function<void(const conformance::OpReport&)> on_op;
+  if (!a.json) {
+    std::printf("conform  backend %s, tier %s, %zu cases per (op, dtype), seed %llu\n", a.backend.c_str(), a.tier.c_str(), a.cases,
+                static_cast<unsigned long long>(a.seed));
+    std::fputs(conformance::suite_table_header(backend->profile()).c_str(), stdout);
+    std::fflush(stdout);
+    on_op = [](const conformance::OpReport& r) {
+      std::fputs(conformance::suite_table_rows(r).c_str(), stdout);
+      std::fflush(stdout);
+    };
+  }
+  auto result = conformance::conform_suite(*backend, selected, o, a.no_receipts ? nullptr : &store, diags, on_op);
   if (a.json) {
     auto j = conformance::suite_json(result);
     j["backend"] = a.backend;
@@ -68,9 +82,7 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
     j["store"] = store.root();
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("conform  backend %s, tier %s, %zu cases per (op, dtype), seed %llu\n", a.backend.c_str(), a.tier.c_str(), a.cases,
-                static_cast<unsigned long long>(a.seed));
-    std::fputs(conformance::suite_table(result).c_str(), stdout);
+    std::fputs(conformance::suite_table_footer(result).c_str(), stdout);
     if (!a.no_receipts) std::printf("store    %s\n", store.root().c_str());
   }
   int rc = report(diags, SourceMap{}, global);

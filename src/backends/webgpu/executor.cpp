@@ -1,5 +1,6 @@
 #include "backends/webgpu/executor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "backends/webgpu/wgsl/generator.h"
@@ -228,6 +229,12 @@ std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std:
     if (!*buf) return std::nullopt;
     outputs.push_back(DevTensor{d, std::move(buf)});
   }
+  // Every output empty: there is nothing to compute, and the kernels' index arithmetic would
+  // divide by the zero extents (WGSL refuses `% 0u` in a constant expression). No invocation
+  // would run, so an op that checks its data (can_fail) has nothing to check either; an op
+  // that sizes its outputs by a count still runs.
+  bool all_empty = !outputs.empty() && std::all_of(outputs.begin(), outputs.end(), [](const DevTensor& t) { return t.desc.numel() == 0; });
+  if (all_empty && prog->count_slot < 0) return outputs;
   std::vector<GpuBuffer> scratch;
   for (auto words : prog->scratch_words) {
     scratch.push_back(d_.create_buffer(words * 4, diags));

@@ -28,6 +28,10 @@ struct Layout {
 };
 
 std::string decompose(const std::vector<std::size_t>& dims, const Extents& xs, const std::string& v) {
+  // A zero extent among `dims` leaves no index to decompose (the function is never called, e.g.
+  // the sequence of a sum over an empty axis); `% 0u` would not even compile.
+  for (std::size_t d : dims)
+    if (xs[d] == 0) return "0u";
   auto xst = row_major_strides(xs);
   std::string e;
   std::uint64_t inner = 1;
