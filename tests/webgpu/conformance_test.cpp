@@ -218,6 +218,32 @@ TEST(WebGpu, BadIndicesAreRefusedLikeTheReference) {
   EXPECT_TRUE(d.contains("N0012"));
 }
 
+// u64 has 32 bits on the device: a negative signed value cast to u64 (2^64 + v) is refused
+// with A0010, never returned as 2^32 + v; non-negative values give the reference's bits.
+TEST(WebGpu, SignedToU64CastRefusesNegativesAndKeepsTheRest) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  const ops::OpDef* op = ops::op_registry().find("cast");
+  AttrMap attrs{{"to", DType::u64}};
+  auto ints = [](DType t, std::vector<std::int64_t> v) {
+    ops::HostTensor h(t, {static_cast<std::uint64_t>(v.size())});
+    for (std::size_t i = 0; i < v.size(); ++i) h.store_int(i, static_cast<std::uint64_t>(v[i]));
+    return h;
+  };
+  for (DType t : {DType::i16, DType::i32}) {
+    std::vector<ops::HostTensor> neg = {ints(t, {3, -1, 0})};
+    DiagnosticSink d;
+    EXPECT_FALSE(b->run_op(*op, neg, attrs, d));
+    EXPECT_TRUE(d.contains("A0010"));
+    std::vector<ops::HostTensor> pos = {ints(t, {3, 0, 32767})};
+    DiagnosticSink d2, rd;
+    auto got = b->run_op(*op, pos, attrs, d2);
+    auto ref = ops::evaluate(*op, pos, attrs, rd);
+    ASSERT_TRUE(got && ref);
+    EXPECT_TRUE((*got)[0].identical((*ref)[0]));
+  }
+}
+
 // csr_from_coo validates in its first program: a bad row is N0012 before any count is read.
 TEST(WebGpu, CooOutOfRangeIsRefusedLikeTheReference) {
   runtime::OpBackend* b = backend();

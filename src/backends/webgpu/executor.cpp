@@ -255,7 +255,7 @@ std::optional<std::vector<DevTensor>> Executor::apply(const ops::OpDef& op, std:
     std::uint32_t status = 0;
     if (!d_.download(scratch.back(), 0, {reinterpret_cast<std::uint8_t*>(&status), 4}, diags)) return std::nullopt;
     if (status != 0) {
-      diags.error("N0012", "`" + op.name + "` refused its input: " + prog->fail_message);
+      diags.error(prog->fail_code, "`" + op.name + "` refused its input: " + prog->fail_message);
       return std::nullopt;
     }
   }

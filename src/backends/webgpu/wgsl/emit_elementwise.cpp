@@ -215,8 +215,22 @@ std::optional<Program> emit_cast(const KernelArgs& a, std::string& error) {
     // int -> int: two's complement wrap-around (the fit function narrows)
     expr = fs == ts ? "v" : "bitcast<" + std::string(wgsl_type(ts)) + ">(v)";
   }
-  m.value_fn = "fn value(i: u32) -> " + std::string(wgsl_type(ts)) + " {\n  let v = ld_x(i);\n  return " + expr + ";\n}\n";
-  return map_program(a, m, error);
+  // A negative signed value cast to u64 is 2^64 + v: outside the 32 bits u64 has on the
+  // device, so the kernel refuses it (A0010) rather than return 2^32 + v.
+  bool signed_to_u64 = to == DType::u64 && fs == Scalar::i32;
+  std::string check;
+  if (signed_to_u64) {
+    m.status_slot = static_cast<int>(a.in.size() + a.out.size());
+    check = "  if (v < 0) { status[0] = 1u; }\n";
+  }
+  m.value_fn = "fn value(i: u32) -> " + std::string(wgsl_type(ts)) + " {\n  let v = ld_x(i);\n" + check + "  return " + expr + ";\n}\n";
+  auto p = map_program(a, m, error);
+  if (!p || !signed_to_u64) return p;
+  p->scratch_words.push_back(1);
+  p->can_fail = true;
+  p->fail_code = "A0010";
+  p->fail_message = "a negative value cast to u64 lies outside the 32 bits u64 has on the device";
+  return p;
 }
 
 }  // namespace

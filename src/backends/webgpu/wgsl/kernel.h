@@ -72,6 +72,7 @@ struct Program {
   std::vector<std::uint64_t> scratch_words;  // extra device buffers, in 32-bit words
   bool can_fail = false;  // the last scratch buffer is a status word (nonzero: data refused)
   std::string fail_message;  // what a nonzero status means
+  std::string fail_code = "N0012";  // its diagnostic code (the reference's, where it refuses too)
   // Data-dependent result sizes (csr_from_dense, csr_from_coo): these steps end with a count
   // in word `count_word` of tensor `count_slot`; the executor reads it back, sizes the outputs
   // listed in `sized_by_count` as [count], and generates the second program (KernelArgs::count
