@@ -203,6 +203,12 @@ TEST(WebGpu, EveryOpAgreesWithTheReferencePart6) { check_cases(testing::op_cases
 TEST(WebGpu, EveryOpAgreesWithTheReferencePart7) { check_cases(testing::op_cases(), 6, 8); }
 TEST(WebGpu, EveryOpAgreesWithTheReferencePart8) { check_cases(testing::op_cases(), 7, 8); }
 TEST(WebGpu, ZeroExtentsAgreeWithTheReference) { check_cases(testing::zero_extent_cases(), 0, 1); }
+// Unsigned targets with ignore_index (the WGSL literal once read `2uu` and did not compile).
+TEST(WebGpu, CrossEntropyUnsignedTargetsWithIgnoreIndex) {
+  check_cases({{"cross_entropy", {"f32[5,7]", "u32<7[5]"}, {{"ignore_index", std::int64_t{2}}}, "u32 targets"},
+               {"cross_entropy", {"f32[5,7]", "u8<7[5]"}, {{"ignore_index", std::int64_t{0}}, {"reduction", "none"}}, "u8 targets"}},
+              0, 1);
+}
 
 TEST(WebGpu, BadIndicesAreRefusedLikeTheReference) {
   runtime::OpBackend* b = backend();

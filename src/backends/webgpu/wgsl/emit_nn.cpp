@@ -226,7 +226,7 @@ std::optional<Program> emit_cross_entropy(const KernelArgs& a, std::string& erro
   std::string ign;
   if (has_ignore) {
     if (is_signed) ign = "  if (t == " + i32_lit(ignore) + ") { scratch[r] = 0.0f; counted[r] = 0u; return; }\n";
-    else if (ignore >= 0) ign = "  if (bitcast<u32>(t) == " + u32_lit(static_cast<std::uint64_t>(ignore)) + "u) { scratch[r] = 0.0f; counted[r] = 0u; return; }\n";
+    else if (ignore >= 0) ign = "  if (bitcast<u32>(t) == " + u32_lit(static_cast<std::uint64_t>(ignore)) + ") { scratch[r] = 0.0f; counted[r] = 0u; return; }\n";
   }
   std::string body = "  let t = i32(targets[r]);\n" + ign +
                      "  if (t < 0 || t >= " + i32_lit(static_cast<std::int64_t>(C)) + ") { status[0] = 1u; return; }\n"
