@@ -290,52 +290,6 @@ fn erfc_cf100(z: f32, z2: vec2f) -> f32 {
   return exp_r(-z2.x) * (1.0f - z2.y) * 0.564189584f / t;
 }
 )"};
-  L["gelu_r"] = {{"is_nan", "erf_r", "erfc_cf100", "df"}, R"(// gelu (erf form): 0.5 x (1 + erf(x/sqrt2)) for x >= 0, 0.5 x erfc(|x|/sqrt2) below
-// (erfc without cancellation from z = 0.8 on: the continued fraction, 100 terms).
-fn gelu_r(x: f32) -> f32 {
-  if (is_nan(x)) { return x; }
-  if (x < -15.0f) { return -0.0f; }
-  let z = abs(x) * 0.707106781f;
-  if (x >= 0.0f) { return 0.5f * x * (1.0f + erf_r(z)); }
-  let x2 = two_prod(x, x);
-  let z2 = vec2f(x2.x * 0.5f, x2.y * 0.5f);  // z^2 = x^2 / 2 exactly, as hi + lo
-  if (z >= 0.8f) { return 0.5f * x * erfc_cf100(z, z2); }
-  return 0.5f * x * (1.0f - 1.12837917f * z * exp_r(-z2.x) * (1.0f - z2.y) * erf_sum(z2.x));
-}
-)"};
-  L["df"] = {{"fma_x"}, R"(// Double-f32 arithmetic (value = x + y, |y| <= ulp(x)/2): exact two-product and two-sum.
-fn two_prod(a: f32, b: f32) -> vec2f {
-  let p = a * b;
-  return vec2f(p, fma(a, b, -p));  // exact (fma_x where the device's fma is not fused)
-}
-fn two_sum(a: f32, b: f32) -> vec2f {
-  let s = a + b;
-  let bb = s - a;
-  return vec2f(s, (a - (s - bb)) + (b - bb));
-}
-fn df_mul(a: vec2f, b: vec2f) -> vec2f {
-  let p = two_prod(a.x, b.x);
-  return two_sum(p.x, p.y + (a.x * b.y + a.y * b.x));
-}
-fn df_add(a: vec2f, b: vec2f) -> vec2f {
-  let s = two_sum(a.x, b.x);
-  return two_sum(s.x, s.y + (a.y + b.y));
-}
-)"};
-  L["gelu_tanh_r"] = {{"is_nan", "exp_r", "df"}, R"(// gelu (tanh form): x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3), with u carried
-// in double-f32 (the exponential amplifies u's absolute error).
-fn gelu_tanh_r(x: f32) -> f32 {
-  if (is_nan(x)) { return x; }
-  if (x > 10.0f) { return x; }
-  if (x < -20.0f) { return -0.0f; }
-  let x2 = two_prod(x, x);
-  let x3 = df_mul(x2, vec2f(x, 0.0f));
-  let inner = df_add(vec2f(x, 0.0f), df_mul(vec2f(0.0447149985f, 1.54614443e-9f), x3));
-  let u = df_mul(vec2f(0.797884583f, -2.26703403e-8f), inner);
-  let e = exp_r(-2.0f * u.x) * (1.0f - 2.0f * u.y);
-  return x / (1.0f + e);
-}
-)"};
   L["erfc_nr"] = {{"erf_r"}, R"(// erfc(z) for z >= 0.5 without cancellation: t e^(-z^2 - 1.26551223 + t P(t)), t = 1/(1 + z/2)
 // (Numerical Recipes' Chebyshev fit, relative error < 1.2e-7), e^-z^2 with z^2 as hi + lo.
 fn erfc_nr(z: f32) -> f32 {
