@@ -283,6 +283,7 @@ std::vector<Case> all_cases() {
       for (auto& b : q.bytes()) b = static_cast<std::uint8_t>(rng());
       cs.push_back({"dequantize", {q}, attrs({{"to", to}}), "dequantize " + std::string(dtype_name(qt)) + " to " + std::string(dtype_name(to))});
     }
+  add_nn_cases(cs, seed);
   return cs;
 }
 

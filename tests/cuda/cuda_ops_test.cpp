@@ -50,6 +50,18 @@ TEST(Cuda, RegistryKnowsItsKernels) {
   EXPECT_NE(ops::op_registry().kernel(add->id, ops::Backend::cuda), nullptr);
   auto missing = ops::op_registry().missing_kernels(ops::Backend::cuda);
   std::printf("ops without a cuda kernel: %zu of %zu\n", missing.size(), ops::op_registry().size());
+  for (const ops::OpDef* op : missing) ADD_FAILURE() << "no cuda kernel for `" << op->name << "`";
+}
+
+// The suite's cases mean what their labels say: the reference evaluates every case except
+// those labelled "(refused)", which it must refuse (the GPU must then refuse too). Needs no GPU.
+TEST(Cuda, CasesAreWhatTheySay) {
+  for (const auto& c : cuda_test::all_cases()) {
+    DiagnosticSink d;
+    auto ref = ops::evaluate(c.op, c.inputs, c.attrs, d);
+    bool refused = c.label.find("(refused)") != std::string::npos;
+    EXPECT_EQ(!ref, refused) << c.label << ": " << (d.all().empty() ? "" : d.all()[0].code + " " + d.all()[0].message);
+  }
 }
 
 TEST(Cuda, EveryOpBitIdenticalToReference) {

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "backends/cuda/cuda_context.h"
+#include "backends/cuda/cuda_ops_nn.h"
 #include "backends/cuda/device_api.h"
 #include "ops/csr.h"
 #include "ops/shape_rules.h"
@@ -615,7 +616,7 @@ bool dequantize(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& 
 }
 
 const std::map<std::string, DevKernel, std::less<>>& table() {
-  static const auto* t = new std::map<std::string, DevKernel, std::less<>>{
+  static auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
       {"maximum", binary(Ew::maximum)}, {"minimum", binary(Ew::minimum)}, {"pow", binary(Ew::pow)},
       {"eq", binary(Ew::eq)}, {"ne", binary(Ew::ne)}, {"lt", binary(Ew::lt)}, {"le", binary(Ew::le)},
@@ -641,6 +642,8 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"pad", pad}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
       {"csr_matvec", csr_matmul("csr_matvec")}, {"dequantize", dequantize},
   };
+  static const bool merged = (add_nn_dev_kernels(*t), true);
+  (void)merged;
   return *t;
 }
 
@@ -683,12 +686,21 @@ std::optional<std::vector<DevTensor>> run_dev(Context& ctx, const ops::OpDef& op
   std::vector<DevTensor> outputs;
   for (const auto& rt : typed->results) {
     ops::Extents ext;
+    bool dynamic = false;
     for (const auto& dim : rt.shape) {
       if (!dim.is_static()) {
+        dynamic = true;
+        break;
+      }
+      ext.push_back(dim.extent());
+    }
+    if (dynamic) {  // the kernel counts, then allocates this output (count pass, fill pass)
+      if (!dev_kernel_sizes_outputs(op.name)) {
         diags.error("U0004", "`" + op.name + "` has a data-dependent result shape, which the cuda backend does not produce");
         return std::nullopt;
       }
-      ext.push_back(dim.extent());
+      outputs.push_back(DevTensor{rt.dtype, {0}, nullptr});
+      continue;
     }
     auto bytes = ops::HostTensor::checked_bytes(rt.dtype, ext);
     if (!bytes || *bytes > (std::uint64_t{1} << 40)) {
