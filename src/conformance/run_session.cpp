@@ -82,7 +82,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   for (const auto& p : inv.reads) r.reads.push_back({p, file_hash(p, io)});
   r.fingerprint = program.graph.fingerprint();
   r.blockir = program.hash();
-  r.tier = program.determinism.tier;
+  r.tier = std::string(ops::tier_name(backend_->tier()));  // the run's: an entry may declare its own
   r.tolerance = program.determinism.tolerance;
   r.backend = std::string(ops::backend_name(backend_->id()));
   r.profile = backend_->profile();

@@ -101,21 +101,22 @@ std::optional<block::Determinism> resolve_determinism(const syntax::ast::SourceF
   return block::Determinism{tier, tolerance};
 }
 
-void check_function_tiers(const FnItem& fn, const block::Determinism& module, SourceId src, DiagnosticSink& diags) {
+std::string check_function_tiers(const FnItem& fn, const block::Determinism& module, SourceId src, DiagnosticSink& diags) {
   auto body = fn.body();
-  if (!body) return;
+  if (!body) return {};
   std::vector<Decl> decls;
   for (const Stmt& s : body.statements())
     if (auto t = cast<TierDecl>(s.syntax()); t && t.name_ref())
       decls.push_back({std::string(t.name_ref().text()), static_cast<bool>(t.override_token()), span_of(t, src)});
-  if (decls.empty()) return;
+  if (decls.empty()) return {};
   std::string tier = module.tier;
   Span at{src, 0, 0};
   // The module's declaration of its tier, for the second label.
   if (auto file = cast<syntax::ast::SourceFile>(fn.syntax().parent()))
     for (const Item& item : file.items())
       if (auto t = cast<TierDecl>(item.syntax()); t && t.name_ref() && t.name_ref().text() == tier) at = span_of(t, src);
-  fold_tiers(decls, tier, at, diags);
+  if (!fold_tiers(decls, tier, at, diags)) return {};
+  return tier;
 }
 
 void compose_imported_tiers(const syntax::ast::SourceFile& imported, SourceId imported_src, const syntax::ast::SourceFile& main, SourceId main_src,

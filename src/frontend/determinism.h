@@ -15,8 +15,9 @@ namespace rung::frontend {
 
 std::optional<block::Determinism> resolve_determinism(const syntax::ast::SourceFile& file, SourceId src,
                                                       DiagnosticSink& diags);
-// Checks the tier declarations inside one function body against the module's tier.
-void check_function_tiers(const syntax::ast::FnItem& fn, const block::Determinism& module, SourceId src,
+// Checks the tier declarations inside one function body against the module's tier and
+// returns the tier the function runs at when it declares one (empty when it declares none).
+std::string check_function_tiers(const syntax::ast::FnItem& fn, const block::Determinism& module, SourceId src,
                           DiagnosticSink& diags);
 
 // An imported module's tier declarations compose with the program's: the strictest tier

@@ -319,6 +319,7 @@ void Lowerer::wrap_pure_function(FnInfo& f) {
   block::Function fn;
   fn.name = f.name;
   fn.exported = f.item.export_token() && f.mod->prefix.empty();  // entry points of the main file only
+  fn.tier = f.tier;
   const Region& r = prog_.graph.region(*f.region);
   for (NodeId p : r.params) {
     const Node& n = prog_.graph.node(p);
@@ -343,6 +344,7 @@ void Lowerer::lower_block_function(FnInfo& f) {
   block_fn_ = &fn;
   fn.name = f.name;
   fn.exported = f.item.export_token() && f.mod->prefix.empty();  // entry points of the main file only
+  fn.tier = f.tier;
   fn.effects = f.effects;
   scopes_.assign(1, {});
   loans_.clear();

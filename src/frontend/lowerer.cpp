@@ -26,7 +26,7 @@ std::optional<block::Program> Lowerer::run() {
   for (auto& name : fn_order_) {
     FnInfo& f = fns_.find(name)->second;
     enter(f.mod);
-    if (det) check_function_tiers(f.item, *det, src_, d_);
+    if (det) f.tier = check_function_tiers(f.item, *det, src_, d_);
     if (!f.signature_ok || f.block_mode || f.state != 0 || f.is_template) continue;
     f.state = 1;
     lower_pure_function(f);

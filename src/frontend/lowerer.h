@@ -133,6 +133,7 @@ struct FnInfo {
   Ty ret = Ty::unit();
   Span ret_span;
   std::set<std::string> effects;
+  std::string tier;  // declared inside the body (`override tier fast;`); empty: the module's
   bool block_mode = false;  // lowered to BlockIR (effects or control flow)
   bool signature_ok = true;
   std::optional<RegionId> region;  // pure functions, once lowered

@@ -346,7 +346,7 @@ std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std
   ExecOptions o = options;
   std::unique_ptr<ComputeBackend> fallback;
   if (!o.backend) {
-    fallback = make_reference_backend(ops::tier_from_name(p.determinism.tier).value_or(ops::Tier::debug));
+    fallback = make_reference_backend(ops::tier_from_name(p.tier_of(*f)).value_or(ops::Tier::debug));
     o.backend = fallback.get();
   }
   // The entry's arguments are held for the whole run (memory meter).

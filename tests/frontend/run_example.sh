@@ -40,7 +40,9 @@ case "$name" in
     check "sqrt2" "v - sqrt(2) < 1e-6 && sqrt(2) - v < 1e-6"
     check "steps" "v >= 2 && v < 50"
     grep -qx "n $((0x10 + 2#11 + 8#7)) swapped ${exp% *} ${exp#* }" "$tmp/run1.txt" || { echo "FAIL: n / swapped"; exit 1; }
-    grep -q '^done true tail a "quoted" word$' "$tmp/run1.txt" || { echo "FAIL: done"; exit 1; } ;;
+    grep -q '^done true tail a "quoted" word$' "$tmp/run1.txt" || { echo "FAIL: done"; exit 1; }
+    # main's body says `override tier fast;` over the module's `tier prod;`: the run is at fast.
+    grep -q '^entry        main (tier fast,' "$tmp/run1.txt" || { echo "FAIL: the entry's own tier (fast) is not the run's"; exit 1; } ;;
   mlp)
     first=$(value "initial loss"); last=$(value "final loss")
     awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a / 10) }' || { echo "FAIL: loss $first -> $last"; exit 1; }

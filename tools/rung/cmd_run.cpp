@@ -37,12 +37,6 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   DiagnosticSink diags;
   auto program = load_program(a.file, a.load, sources, diags);
   if (!program) return report(diags, sources, global);
-  auto tier = ops::tier_from_name(program->determinism.tier);
-  if (!tier) {
-    diags.error("C0012", "unknown tier `" + program->determinism.tier + "` (debug, prod or fast)");
-    return report(diags, sources, global);
-  }
-
   // Entry: --entry, else the only exported function.
   std::string entry = a.entry;
   if (entry.empty()) {
@@ -60,6 +54,14 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   const block::Function* fn = program->find(entry);
   if (!fn) {
     diags.error("X0004", "no function `" + entry + "` in `" + program->module + "`");
+    return report(diags, sources, global);
+  }
+  // The run's tier: --tier, else the entry's own declaration (`override tier fast;` in its
+  // body), else the program's.
+  const std::string tier_name = a.load.tier.empty() ? program->tier_of(*fn) : program->determinism.tier;
+  auto tier = ops::tier_from_name(tier_name);
+  if (!tier) {
+    diags.error("C0012", "unknown tier `" + tier_name + "` (debug, prod or fast)");
     return report(diags, sources, global);
   }
 
@@ -99,7 +101,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     auto facts = op_backend->profile().facts;
     if (auto it = facts.find("bit_exact_across_devices"); it != facts.end() && it->second == "no") {
       diags.error("A0020", "tolerance `exact` asks for the same bits on every device, which backend `" + a.backend + "` cannot give")
-          .note("on WebGPU, tier " + program->determinism.tier + " means fixed order and bit-stable on one device; agreement "
+          .note("on WebGPU, tier " + tier_name + " means fixed order and bit-stable on one device; agreement "
                 "with the reference is each op's tolerance class (docs/backend-webgpu.md)")
           .note("for bit-exact results use --backend cpu or reference; to accept convergent results, --tolerance default");
       return report(diags, sources, global);
@@ -194,7 +196,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
   if (!a.json) {
     std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
-                entry.c_str(), program->determinism.tier.c_str(), backend->name().data());
+                entry.c_str(), tier_name.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
   }
   // Backends that cannot replay bits across devices say what a run is (convergent) and name the class.
@@ -223,7 +225,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   if (!a.json && record) std::printf("record       %s\n", record_id.c_str());
   if (a.json) {
     nlohmann::json j{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
-                     {"tier", program->determinism.tier}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem},
+                     {"tier", tier_name}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem},
                      {"record", record_id}, {"record_details", session->record().to_json()}};
     if (!repro.empty()) j["reproducibility"] = repro;
     std::cout << j.dump(2) << "\n";

@@ -89,6 +89,7 @@ Hash256 Program::hash() const {
   for (const Function* f : sorted) {
     w.str(f->name);
     w.boolean(f->exported);
+    w.str(f->tier);
     w.u32(static_cast<std::uint32_t>(f->effects.size()));
     for (const auto& e : f->effects) w.str(e);
     w.u32(static_cast<std::uint32_t>(f->slots.size()));

@@ -70,6 +70,7 @@ struct Function {
   std::vector<SlotId> results;
   std::set<std::string> effects;  // "io", "rand", "alloc"
   bool exported = false;
+  std::string tier;  // the tier its body declares (a run entering here runs at it); empty: the program's
   std::vector<Stmt> body;
 };
 
@@ -87,6 +88,8 @@ struct Program {
   Graph graph;                      // every region a compute statement names
 
   const Function* find(std::string_view name) const;
+  // The tier a run entering at `entry` has: the entry's own declaration, else the program's.
+  const std::string& tier_of(const Function& entry) const { return entry.tier.empty() ? determinism.tier : entry.tier; }
   // SHA3-256 over the canonical encoding of module, determinism, functions (sorted by
   // name, statements in order, slot types) and the hashes of the regions they name.
   Hash256 hash() const;

@@ -79,6 +79,7 @@ std::string print(const Program& p) {
       for (const auto& e : f.effects) out += (first ? "" : ", ") + e, first = false;
       out += "}";
     }
+    if (!f.tier.empty()) out += " tier " + f.tier;
     out += " {\n";
     for (SlotId s = 0; s < f.slots.size(); ++s)
       out += "  ; " + slot_name(f, s) + ": " + f.slots[s].type.to_string() + (f.slots[s].is_mutable ? " mut" : "") + "\n";
