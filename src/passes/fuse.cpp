@@ -41,8 +41,30 @@ class FamilyCache {
 
 struct Plan {
   std::unordered_map<NodeId, NodeId> root_of;               // member -> its group's root
-  std::unordered_map<NodeId, std::vector<NodeId>> members;  // root -> members, increasing id
+  std::unordered_map<NodeId, std::vector<NodeId>> members;  // root -> members, canonical_order
 };
+
+// A group's members in an order that depends only on the graph's content: post-order from
+// the root, operands first to last. Node ids do not qualify: a graph read back from a .keg
+// numbers its nodes differently from the one the front end built, and the fused region's
+// parameter order (so its hash and the caller's fingerprint) must not depend on that.
+std::vector<NodeId> canonical_order(const Graph& g, NodeId root, const std::vector<NodeId>& group) {
+  std::unordered_set<NodeId> member(group.begin(), group.end()), emitted;
+  std::vector<NodeId> order;
+  std::vector<std::pair<NodeId, std::size_t>> stack{{root, 0}};  // node, next operand to visit
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    const auto& inputs = g.node(n).inputs;
+    if (next < inputs.size()) {
+      NodeId p = inputs[next++].node;
+      if (member.count(p) && !emitted.count(p)) stack.push_back({p, 0});
+      continue;
+    }
+    if (emitted.insert(n).second) order.push_back(n);
+    stack.pop_back();
+  }
+  return order;
+}
 
 Plan plan_groups(const Graph& g) {
   const std::size_t N = g.node_count();
@@ -105,7 +127,7 @@ Plan plan_groups(const Graph& g) {
       assigned[root] = false;  // a lone node stays an ordinary node
       continue;
     }
-    std::sort(group.begin(), group.end());
+    group = canonical_order(g, root, group);
     for (NodeId m : group) plan.root_of[m] = root;
     plan.members[root] = group;
   }

@@ -20,9 +20,19 @@ std::optional<RegionId> callee_of(const Graph& g, const Node& n) {
 
 std::vector<RegionId> regions_callees_first(const Graph& g) {
   // DFS over the call graph (acyclic: a caller names its callee by hash).
+  // Roots in an order fixed by content, not by region ids (a graph read from a .keg numbers
+  // its regions differently from the one the front end built): the exports by name, then
+  // every other region by hash. A pass that meets a node shared by two regions (hash-consing
+  // shares identical subgraphs) first in one of them so decides the same way on either graph.
+  std::vector<RegionId> roots;
+  for (const auto& [name, r] : g.exports()) roots.push_back(r);
+  std::vector<RegionId> rest;
+  for (RegionId r = 0; r < g.region_count(); ++r) rest.push_back(r);
+  std::sort(rest.begin(), rest.end(), [&](RegionId a, RegionId b) { return g.region(a).hash < g.region(b).hash; });
+  roots.insert(roots.end(), rest.begin(), rest.end());
   std::vector<RegionId> order;
   std::vector<std::uint8_t> state(g.region_count(), 0);
-  for (RegionId root = 0; root < g.region_count(); ++root) {
+  for (RegionId root : roots) {
     std::vector<std::pair<RegionId, bool>> stack{{root, false}};
     while (!stack.empty()) {
       auto [r, expanded] = stack.back();

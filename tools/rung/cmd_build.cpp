@@ -5,15 +5,13 @@
 // show --rung plan` reads it back).
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 
 #include "base/file_io.h"
 #include "command.h"
+#include "pass_pipeline_cli.h"
 #include "frontend/frontend.h"
 #include "ir/graph/keg.h"
 #include "ir/graph/keg_format.h"
-#include "ir/graph/printer.h"
-#include "passes/pass.h"
 #include "plan/exec_plan.h"
 #include "plan/exec_plan_codec.h"
 #include "plan/size.h"
@@ -49,15 +47,6 @@ std::optional<KegAttachment> plan_section(const BuildArgs& a, const block::Progr
   return KegAttachment{static_cast<std::uint32_t>(keg::SectionKind::exec_plan), plan::encode_exec_plan(*mp, program.hash()), 0};
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) v.push_back(item);
-  return v;
-}
-
 int run_build(const BuildArgs& a, const GlobalOptions& global) {
   SourceMap sources;
   DiagnosticSink diags;
@@ -78,20 +67,7 @@ int run_build(const BuildArgs& a, const GlobalOptions& global) {
     if (!section) return report(diags, sources, global);
     sections.push_back(std::move(*section));
   }
-  if (optimize) {
-    PipelineOptions po;
-    po.passes = split_commas(a.passes);
-    for (auto& p : split_commas(a.print_after)) po.print_after.insert(p);
-    po.print = [](std::string_view pass, int iter, const Graph& graph, bool changed) {
-      std::printf("// ----- after %s (iteration %d)%s\n", std::string(pass).c_str(), iter, changed ? "" : " (unchanged)");
-      if (changed) std::printf("%s", print_regions(graph).c_str());
-    };
-    PassManager pm(po);
-    PassContext ctx{diags};
-    bool ok = pm.run(g, ctx);
-    if (a.stats) std::printf("%s(%d pipeline iterations)\n", format_stats(pm.stats()).c_str(), pm.iterations());
-    if (!ok) return report(diags, sources, global);
-  }
+  if (optimize && !run_pass_pipeline(g, {a.passes, a.print_after, a.stats}, diags)) return report(diags, sources, global);
   if (write_file_atomic(out, write_keg(g, sections), diags))
     std::printf("wrote %s  fingerprint %s  blockir %s%s\n", out.c_str(), g.fingerprint().hex().c_str(), program->hash().hex().c_str(),
                 plan_line.c_str());

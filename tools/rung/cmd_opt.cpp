@@ -1,11 +1,10 @@
 // `rung opt`: run GraphIR passes over a .keg file, validating after every pass.
 #include <cstdio>
-#include <sstream>
 
 #include "base/file_io.h"
 #include "command.h"
+#include "pass_pipeline_cli.h"
 #include "ir/graph/keg.h"
-#include "ir/graph/printer.h"
 #include "passes/pass.h"
 
 namespace rung::cli {
@@ -15,15 +14,6 @@ struct OptArgs {
   std::string file, out, passes, print_after;
   bool stats = false, list = false;
 };
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) v.push_back(item);
-  return v;
-}
 
 int run_opt(const OptArgs& a, const GlobalOptions& global) {
   if (a.list) {
@@ -41,19 +31,9 @@ int run_opt(const OptArgs& a, const GlobalOptions& global) {
   }
   auto keg = load_keg(a.file, sources, diags);
   if (!keg) return report(diags, sources, global);
-  PipelineOptions po;
-  po.passes = split_commas(a.passes);
-  for (auto& p : split_commas(a.print_after)) po.print_after.insert(p);
-  po.print = [](std::string_view pass, int iter, const Graph& g, bool changed) {
-    std::printf("// ----- after %s (iteration %d)%s\n", std::string(pass).c_str(), iter, changed ? "" : " (unchanged)");
-    if (changed) std::printf("%s", print_regions(g).c_str());
-  };
-  PassManager pm(po);
-  PassContext ctx{diags};
   Graph g = std::move(keg->graph);
   Hash256 before = g.fingerprint();
-  bool ok = pm.run(g, ctx);
-  if (a.stats) std::printf("%s(%d pipeline iterations)\n", format_stats(pm.stats()).c_str(), pm.iterations());
+  bool ok = run_pass_pipeline(g, {a.passes, a.print_after, a.stats}, diags);
   if (ok && !a.out.empty() && write_file_atomic(a.out, write_keg(g), diags))
     std::printf("wrote %s (%zu nodes; fingerprint %s -> %s)\n", a.out.c_str(), g.node_count(), before.short_hex(16).c_str(),
                 g.fingerprint().short_hex(16).c_str());
