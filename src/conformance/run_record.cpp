@@ -9,7 +9,8 @@ namespace rung::conformance {
 
 namespace {
 constexpr std::string_view kMagicV1 = "rung.run_record.v1";
-constexpr std::string_view kMagic = "rung.run_record.v2";
+constexpr std::string_view kMagicV2 = "rung.run_record.v2";
+constexpr std::string_view kMagic = "rung.run_record.v3";
 constexpr std::string_view kTensorMagic = "rung.tensor.v1";
 constexpr std::uint64_t kMaxItems = 1 << 16;
 }  // namespace
@@ -22,7 +23,7 @@ void set_reproducibility(RunRecord& r) {
 std::vector<std::uint8_t> RunRecord::encode() const {
   CanonicalWriter w;
   const bool v2 = format >= 2;
-  w.str(v2 ? kMagic : kMagicV1);
+  w.str(format >= 3 ? kMagic : v2 ? kMagicV2 : kMagicV1);
   w.str(date);
   w.str(program_path);
   w.hash(program_hash);
@@ -80,6 +81,15 @@ std::vector<std::uint8_t> RunRecord::encode() const {
   }
   w.boolean(replayable);
   w.str(convergence_class);
+  if (format >= 3) {
+    w.boolean(transfers.has_value());
+    if (transfers) {
+      w.u64(transfers->to_device_bytes);
+      w.u64(transfers->from_device_bytes);
+      w.u64(transfers->uploads);
+      w.u64(transfers->downloads);
+    }
+  }
   return w.take();
 }
 
@@ -93,9 +103,10 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
   std::string magic;
   std::uint64_t n;
   std::uint8_t flag;
-  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV1))
-    return bad("not a run record (" + std::string(kMagic) + " or " + std::string(kMagicV1) + " expected)");
-  x.format = magic == kMagic ? 2 : 1;
+  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV2 && magic != kMagicV1))
+    return bad("not a run record (" + std::string(kMagic) + ", " + std::string(kMagicV2) + " or " + std::string(kMagicV1) +
+               " expected)");
+  x.format = magic == kMagic ? 3 : magic == kMagicV2 ? 2 : 1;
   if (!read_str(r, x.date) || !read_str(r, x.program_path) || !r.hash(x.program_hash) || !read_str(r, x.entry) ||
       !read_str(r, x.tier_option) || !read_str(r, x.tolerance_option))
     return bad("truncated header");
@@ -155,6 +166,15 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
   }
   if (!r.u8(flag) || flag > 1 || !read_str(r, x.convergence_class)) return bad("truncated trailer");
   x.replayable = flag == 1;
+  if (x.format >= 3) {
+    if (!r.u8(flag) || flag > 1) return bad("truncated transfers");
+    if (flag) {
+      runtime::TransferCounts t;
+      if (!r.u64(t.to_device_bytes) || !r.u64(t.from_device_bytes) || !r.u64(t.uploads) || !r.u64(t.downloads))
+        return bad("truncated transfers");
+      x.transfers = t;
+    }
+  }
   if (!r.at_end()) return bad("trailing bytes");
   return x;
 }
@@ -181,7 +201,12 @@ nlohmann::json RunRecord::to_json() const {
           {"tier", tier}, {"tolerance", tolerance}, {"backend", backend}, {"device", profile.to_string()},
           {"device_profile_hash", profile.hash().hex()}, {"receipt_mode", receipt_mode}, {"receipts", jrec},
           {"decisions", jdec}, {"outputs", jouts},
-          {"reproducibility", replayable ? "replayable" : "convergent"}, {"convergence_class", convergence_class}};
+          {"reproducibility", replayable ? "replayable" : "convergent"}, {"convergence_class", convergence_class},
+          {"transfers", transfers ? nlohmann::json{{"to_device_bytes", transfers->to_device_bytes},
+                                                   {"from_device_bytes", transfers->from_device_bytes},
+                                                   {"uploads", transfers->uploads},
+                                                   {"downloads", transfers->downloads}}
+                                  : nlohmann::json(nullptr)}};
 }
 
 std::string RunRecord::to_text() const {
@@ -208,6 +233,12 @@ std::string RunRecord::to_text() const {
   for (const auto& u : receipts) line("  " + u.op, u.status + (u.receipt.empty() ? "" : " " + u.receipt.substr(0, 16)));
   for (const auto& d : decisions) line("decision", d.scope + " -> " + d.backend + " (" + d.reason + ")" + (d.times > 1 ? " x" + std::to_string(d.times) : ""));
   for (const auto& o : outputs) line("output", o.name + ": " + o.type + "  sha3 " + o.tensor_hash.hex());
+  if (transfers)
+    line("transfers", "to device " + std::to_string(transfers->to_device_bytes) + " bytes in " + std::to_string(transfers->uploads) +
+                          " uploads, from device " + std::to_string(transfers->from_device_bytes) + " bytes in " +
+                          std::to_string(transfers->downloads) + " downloads");
+  else if (format < 3)
+    line("transfers", "not kept (record format " + std::to_string(format) + ")");
   line("replay", replayable ? "replayable (bit for bit)" : "convergent (class " + convergence_class + ")");
   return s;
 }

@@ -63,9 +63,13 @@ struct RunRecord {
   std::vector<RecordedOutput> outputs;
   bool replayable = true;
   std::string convergence_class;  // for convergent records
+  // Format 3 on: the device backend's host <-> device transfers during the run (absent for
+  // backends that compute in host memory).
+  std::optional<runtime::TransferCounts> transfers;
   // 1: records written before run options and read files were kept (decoded as such, their
-  // id unchanged; the format-2 fields stay empty). New records are format 2.
-  int format = 2;
+  // id unchanged; the format-2 fields stay empty); 2: before transfers were kept. New records
+  // are format 3. Older records re-encode to their own bytes (same id).
+  int format = 3;
 
   std::vector<std::uint8_t> encode() const;
   static std::optional<RunRecord> decode(std::span<const std::uint8_t> bytes, std::string& error);

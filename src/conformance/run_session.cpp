@@ -89,6 +89,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   r.receipt_mode = std::string(receipt_mode_name(mode_));
   r.receipts = receipts_;
   r.decisions = policy_->decisions();
+  r.transfers = backend_->transfers();
   set_reproducibility(r);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     RecordedOutput o;

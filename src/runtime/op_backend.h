@@ -40,6 +40,13 @@ struct DeviceProfile {
   std::string to_string() const;  // "cpu: <device> (key=value, ...)"
 };
 
+// Host <-> device traffic of a device backend since it was created: bytes and transfer
+// calls each way (run records keep it; host backends have none).
+struct TransferCounts {
+  std::uint64_t to_device_bytes = 0, from_device_bytes = 0;
+  std::uint64_t uploads = 0, downloads = 0;
+};
+
 class OpBackend {
  public:
   virtual ~OpBackend() = default;
@@ -60,6 +67,9 @@ class OpBackend {
   // The memory the device offers a run (bytes), for the planner's verdicts when no --budget
   // is given; nullopt when the backend cannot tell.
   virtual std::optional<std::uint64_t> device_memory_bytes() const { return std::nullopt; }
+
+  // Transfers so far; nullopt for backends that compute in host memory.
+  virtual std::optional<TransferCounts> transfers() const { return std::nullopt; }
 
   // A whole region. Default: the reference interpreter's walk with run_op for each node.
   virtual std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,

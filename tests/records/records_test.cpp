@@ -132,7 +132,8 @@ TEST(RunRecords, RunOptionsRoundTripAndFormatOneStillDecodes) {
   std::string err;
   auto back = RunRecord::decode(r.encode(), err);
   ASSERT_TRUE(back) << err;
-  EXPECT_EQ(back->format, 2);
+  EXPECT_EQ(back->format, 3);
+  EXPECT_FALSE(back->transfers);
   EXPECT_EQ(back->data_dirs, r.data_dirs);
   EXPECT_EQ(back->stream_option, "256");
   EXPECT_EQ(back->binding_limit_option, "128MiB");
@@ -149,6 +150,35 @@ TEST(RunRecords, RunOptionsRoundTripAndFormatOneStillDecodes) {
   EXPECT_EQ(back1->format, 1);
   EXPECT_TRUE(back1->data_dirs.empty());
   EXPECT_EQ(back1->encode(), v1);
+  // Likewise a format-2 record (written before transfers were kept).
+  RunRecord two = r;
+  two.format = 2;
+  auto v2 = two.encode();
+  auto back2 = RunRecord::decode(v2, err);
+  ASSERT_TRUE(back2) << err;
+  EXPECT_EQ(back2->format, 2);
+  EXPECT_EQ(back2->offload_threshold, 4096u);
+  EXPECT_EQ(back2->encode(), v2);
+}
+
+TEST(RunRecords, DeviceTransfersRoundTrip) {
+  RunRecord r;
+  r.entry = "train";
+  r.transfers = runtime::TransferCounts{1323660, 4, 17, 1};
+  std::string err;
+  auto back = RunRecord::decode(r.encode(), err);
+  ASSERT_TRUE(back) << err;
+  ASSERT_TRUE(back->transfers);
+  EXPECT_EQ(back->transfers->to_device_bytes, 1323660u);
+  EXPECT_EQ(back->transfers->from_device_bytes, 4u);
+  EXPECT_EQ(back->transfers->uploads, 17u);
+  EXPECT_EQ(back->transfers->downloads, 1u);
+  EXPECT_NE(back->to_text().find("to device 1323660 bytes in 17 uploads"), std::string::npos) << back->to_text();
+  EXPECT_EQ(back->to_json()["transfers"]["downloads"], 1);
+  // Another transfer count is another record (the id covers it).
+  RunRecord other = r;
+  other.transfers->downloads = 2;
+  EXPECT_NE(other.id(), r.id());
 }
 
 TEST(RunRecords, ReceiptsAreConformedThenReused) {

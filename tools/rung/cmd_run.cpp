@@ -198,6 +198,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
                 entry.c_str(), tier_name.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
+    if (const auto& t = session->record().transfers)  // a device backend: what crossed the bus (kept in the record)
+      std::printf("transfers    to device %llu bytes in %llu uploads, from device %llu bytes in %llu downloads\n",
+                  static_cast<unsigned long long>(t->to_device_bytes), static_cast<unsigned long long>(t->uploads),
+                  static_cast<unsigned long long>(t->from_device_bytes), static_cast<unsigned long long>(t->downloads));
   }
   // Backends that cannot replay bits across devices say what a run is (convergent) and name the class.
   auto run_facts = op_backend->profile().facts;

@@ -41,6 +41,9 @@ class CudaBackend final : public runtime::OpBackend {
   ops::Backend id() const override { return ops::Backend::cuda; }
   ops::Tier tier() const override { return ctx_->tier(); }
   runtime::DeviceProfile profile() const override { return ctx_->profile(); }
+  std::optional<runtime::TransferCounts> transfers() const override {
+    return runtime::TransferCounts{ctx_->bytes_up, ctx_->bytes_down, ctx_->uploads, ctx_->downloads};
+  }
 
   std::string kernel_hash(const ops::OpDef& op) const override {
     if (!find_dev_kernel(op.name)) return {};

@@ -57,7 +57,7 @@ class Context {
   bool sync(DiagnosticSink& diags);
 
   // Transfer counters (recorded for run records and benchmarks).
-  std::uint64_t bytes_up = 0, bytes_down = 0;
+  std::uint64_t bytes_up = 0, bytes_down = 0, uploads = 0, downloads = 0;
 
  private:
   Context() = default;

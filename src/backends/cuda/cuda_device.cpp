@@ -129,6 +129,7 @@ std::optional<DevTensor> Context::upload(const ops::HostTensor& h, DiagnosticSin
       return std::nullopt;
   }
   bytes_up += total;
+  ++uploads;
   return t;
 }
 
@@ -147,6 +148,7 @@ std::optional<ops::HostTensor> Context::download(const DevTensor& t, DiagnosticS
     std::memcpy(h.bytes().data() + off, pinned_, n);
   }
   bytes_down += total;
+  ++downloads;
   return h;
 }
 
