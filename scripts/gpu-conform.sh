@@ -33,7 +33,7 @@ grep -vE " pass$" /tmp/conform_debug.txt | head -60
 grep -cE " pass$" /tmp/conform_debug.txt | sed 's/^/rows passing: /'
 echo "receipts minted: $(ls "$RUNG_HOME"/receipts 2>/dev/null | wc -l)"
 echo "== rung conform --backend cuda --tier fast --ops add,matmul --no-receipts (profile line) =="
-"$BIN"/rung conform --backend cuda --tier fast --ops add,matmul --no-receipts 2>&1 | grep -E "^ +profile|^device|ops:" | head -8
+"$BIN"/rung conform --backend cuda --tier fast --ops add,matmul --no-receipts 2>&1 | grep -vE " pass$" | head -12
 grep -E "^ +profile" /tmp/conform_debug.txt | sed 's/^/debug /'
 for ex in transformer_block; do
   echo "== examples/$ex.rung: cpu vs cuda (tier debug; cuda with --receipts=require) =="
@@ -47,6 +47,8 @@ echo "== examples/digits.rung --entry train: cpu vs cuda (tier debug) =="
 "$BIN"/rung run examples/digits.rung --entry train --backend cuda --data-dir "$DATA" --receipts=require > /tmp/digits.cuda 2>&1 || status=1
 tail -12 /tmp/digits.cpu; tail -12 /tmp/digits.cuda
 same digits /tmp/digits.cpu /tmp/digits.cuda
+echo "the cuda run's record:"
+"$BIN"/rung record "$(awk '/^record/{print $2}' /tmp/digits.cuda)" 2>&1 | grep -E "^(backend|device|transfers|output|replay)"
 if diff <(grep -iv "^record\|^entry\|^memory\|fingerprint\|blockir\|time\|ms$" /tmp/digits.cpu) \
         <(grep -iv "^record\|^entry\|^memory\|fingerprint\|blockir\|time\|ms$" /tmp/digits.cuda) >/dev/null; then
   echo "digits: identical printed losses and accuracy"
