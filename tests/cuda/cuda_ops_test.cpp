@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "conformance/receipt.h"
 #include "cuda_cases.h"
 #include "ops/compare.h"
 #include "ops/evaluate.h"
@@ -119,6 +120,55 @@ TEST(Cuda, FastTierMatmulWithinItsClass) {
     EXPECT_TRUE(v.pass) << dtype_name(dt) << ": " << v.summary();
     std::printf("fast matmul %s: %s\n", std::string(dtype_name(dt)).c_str(), v.summary().c_str());
   }
+}
+
+// Receipts are bound to the device profile: a receipt minted on one device (profile as the
+// cuda probe fills it) is found for that profile only; a change of any device fact (another
+// SM count, memory size, driver, runtime, cuBLAS, or tier) gives another profile hash, under
+// which the receipt vouches for nothing. Needs no GPU.
+TEST(Cuda, ReceiptsAreBoundToTheDeviceFacts) {
+  runtime::DeviceProfile p;
+  p.backend = "cuda";
+  p.device = "NVIDIA H200";
+  p.facts = {{"compute_capability", "9.0"}, {"sm_count", "132"},        {"memory_bytes", "150109880320"},
+             {"driver", "13.0"},            {"cuda_runtime", "13.0"},  {"cublas", "130100"},
+             {"tier", "debug"},             {"exact_flags", "--fmad=false -ftz=false -prec-div=true -prec-sqrt=true"}};
+  conformance::ConformanceReceipt r;
+  r.op = "attention";
+  r.backend = "cuda";
+  r.kernel_hash = "k";
+  r.profile = p;
+  r.pass = true;
+  conformance::ReceiptIndex index;
+  index.add(r.id(), r);
+  EXPECT_TRUE(index.find("attention", "cuda", "k", p.hash(), ops::Tier::debug));
+  for (const auto& [fact, other] : std::map<std::string, std::string>{
+           {"sm_count", "114"}, {"memory_bytes", "85520809984"}, {"driver", "12.8"}, {"cuda_runtime", "12.9"},
+           {"cublas", "120900"}, {"compute_capability", "10.0"}, {"tier", "fast"}}) {
+    runtime::DeviceProfile q = p;
+    q.facts[fact] = other;
+    EXPECT_NE(q.hash(), p.hash()) << fact;
+    EXPECT_FALSE(index.find("attention", "cuda", "k", q.hash(), ops::Tier::debug)) << fact;
+  }
+  runtime::DeviceProfile renamed = p;
+  renamed.device = "NVIDIA H100 80GB HBM3";
+  EXPECT_FALSE(index.find("attention", "cuda", "k", renamed.hash(), ops::Tier::debug));
+}
+
+// Every upload and download is counted (bytes and calls): what the run record keeps.
+TEST(Cuda, TransfersAreCounted) {
+  REQUIRE_GPU(backend);
+  auto before = backend->transfers();
+  ASSERT_TRUE(before);
+  const ops::OpDef* add = ops::op_registry().find("add");
+  std::vector<ops::HostTensor> in{cuda_test::random_tensor(DType::f32, {100, 7}, 3), cuda_test::random_tensor(DType::f32, {7}, 4)};
+  DiagnosticSink d;
+  ASSERT_TRUE(backend->run_op(*add, in, {}, d));
+  auto after = backend->transfers();
+  EXPECT_EQ(after->to_device_bytes - before->to_device_bytes, (700u + 7u) * 4u);
+  EXPECT_EQ(after->uploads - before->uploads, 2u);
+  EXPECT_EQ(after->from_device_bytes - before->from_device_bytes, 700u * 4u);
+  EXPECT_EQ(after->downloads - before->downloads, 1u);
 }
 
 TEST(Cuda, KernelFailureIsADiagnostic) {
