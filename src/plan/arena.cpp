@@ -68,6 +68,14 @@ void finish(MemoryPlan& plan) {
   }
   plan.arena_total = 0;
   for (const auto& [space, size] : plan.arenas) plan.arena_total += size;
+  plan.in_place_dispatches = 0;
+  plan.in_place_bytes = 0;
+  for (const auto& d : plan.dispatches)
+    for (auto o : d.outputs)
+      if (std::find(d.inputs.begin(), d.inputs.end(), o) != d.inputs.end()) {
+        ++plan.in_place_dispatches;
+        plan.in_place_bytes += plan.buffers.at(o).bytes;
+      }
 }
 
 }  // namespace rung::plan

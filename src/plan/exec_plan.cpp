@@ -1,5 +1,6 @@
 #include "plan/exec_plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/canonical.h"
@@ -16,6 +17,11 @@ std::string ids_text(const std::vector<std::uint32_t>& ids, const MemoryPlan& pl
     s += (s.empty() ? "" : ", ") + ("b" + std::to_string(id)) + "@" + std::string(memspace_name(b.space)) + "+" + std::to_string(b.offset);
   }
   return s;
+}
+bool in_place(const Dispatch& d) {
+  for (auto o : d.outputs)
+    if (std::find(d.inputs.begin(), d.inputs.end(), o) != d.inputs.end()) return true;
+  return false;
 }
 }  // namespace
 
@@ -74,6 +80,7 @@ nlohmann::json to_json(const MemoryPlan& plan, const Assessment* a) {
             {"device", device_name(plan.device)}, {"entry", plan.entry}, {"peak", plan.peak},
             {"peak_at", plan.sites.empty() ? std::string() : plan.sites[plan.peak_site].text},
             {"classes", classes}, {"arenas", arenas}, {"arena_total", plan.arena_total}, {"no_reuse", plan.no_reuse},
+            {"in_place", {{"dispatches", plan.in_place_dispatches}, {"bytes", plan.in_place_bytes}}},
             {"batch_dim", plan.batch_dim}, {"batch", plan.batch_extent}, {"tilings", tilings}, {"streams", streams},
             {"buffers", buffers}, {"dispatches", dispatches}};
   if (a) {
@@ -102,6 +109,8 @@ std::string summary_text(const MemoryPlan& plan) {
          format_bytes(size) + " (" + std::to_string(size) + " bytes, offsets assigned with reuse)\n";
   s += "no reuse      " + format_bytes(plan.no_reuse) + " (every buffer its own memory)\n";
   s += "dispatches    " + std::to_string(plan.dispatches.size()) + ", buffers " + std::to_string(plan.buffers.size()) + "\n";
+  s += "in place      " + std::to_string(plan.in_place_dispatches) + " dispatches write into a dying operand's buffer (" +
+       format_bytes(plan.in_place_bytes) + " not allocated)\n";
   if (!plan.batch_dim.empty()) s += "batch dim     " + plan.batch_dim + " = " + std::to_string(plan.batch_extent) + "\n";
   for (const auto& t : plan.tilings)
     s += (t.tiles ? "tiled         " + std::to_string(t.tiles) + " tiles: " : std::string("cannot tile   ")) + t.why + "\n";
@@ -121,7 +130,7 @@ std::string dispatch_text(const MemoryPlan& plan) {
     std::string shapes;
     for (const auto& sh : d.shapes) shapes += (shapes.empty() ? "" : ", ") + sh;
     s += "#" + std::to_string(i) + " " + d.region + " node " + std::to_string(d.node) + " " + d.op + " (" + ids_text(d.inputs, plan) +
-         ") -> (" + ids_text(d.outputs, plan) + ") " + shapes + (d.tiles > 1 ? "  tiles " + std::to_string(d.tiles) : "") + "\n";
+         ") -> (" + ids_text(d.outputs, plan) + ") " + shapes + (in_place(d) ? "  in place" : "") + (d.tiles > 1 ? "  tiles " + std::to_string(d.tiles) : "") + "\n";
   }
   return s;
 }

@@ -128,6 +128,10 @@ struct MemoryPlan {
   std::map<MemSpace, std::uint64_t> arenas;
   std::uint64_t arena_total = 0;
   std::uint64_t no_reuse = 0;
+  // Dispatches that write their result into a dying operand's buffer (in place: the output
+  // id is one of the input ids), and the bytes they did not allocate.
+  std::uint32_t in_place_dispatches = 0;
+  std::uint64_t in_place_bytes = 0;
   // The batch dim found in the program (a symbol or the shared leading extent of the data
   // fed to gradient regions), with its extent; empty when there is none.
   std::string batch_dim;

@@ -10,6 +10,7 @@
 #include "plan/roles.h"
 #include "plan/row_split.h"
 #include "plan/tiling.h"
+#include "backends/reference/in_place.h"
 #include "runtime/slot_lifetimes.h"
 
 namespace rung::plan {
@@ -198,7 +199,7 @@ class Planner {
   // --- regions ------------------------------------------------------------------------------
 
   std::optional<std::vector<AVal>> region(RegionId rid, const std::vector<AVal>& args, const std::vector<AllocClass>& result_classes,
-                                          Rows rows, int depth, const std::string& path) {
+                                          Rows rows, int depth, const std::string& path, const std::vector<bool>& owned = {}) {
     const Graph& g = p_.graph;
     const Region& r = g.region(rid);
     if (depth > 64) {
@@ -208,7 +209,9 @@ class Planner {
     std::string here = path.empty() ? r.name : path + " / " + r.name;
     std::map<std::string, std::uint64_t> bindings;
     std::map<NodeId, std::vector<AVal>> values;
-    std::set<NodeId> params(r.params.begin(), r.params.end());
+    std::set<NodeId> params;  // borrowed from the caller; handed-over ones are this region's to free
+    for (std::size_t i = 0; i < r.params.size(); ++i)
+      if (!(i < owned.size() && owned[i])) params.insert(r.params[i]);
     std::vector<std::int64_t> minibatch;  // copies of the rows a reduced batch feeds in
 
     // Batch reduction: a gradient region's data operands are fed `batch` rows at a time.
@@ -238,8 +241,9 @@ class Planner {
     for (const auto& v : r.results) ++uses[v.node];
     auto classes = roles_.region_values(rid, result_classes);
 
+    std::set<NodeId> param_nodes(r.params.begin(), r.params.end());
     for (NodeId n : order) {
-      if (params.count(n)) continue;
+      if (param_nodes.count(n)) continue;
       const Node& node = g.node(n);
       std::vector<AVal> ins;
       for (const auto& in : node.inputs) ins.push_back(values.at(in.node).at(in.output));
@@ -254,6 +258,7 @@ class Planner {
         outs.push_back({node.outputs[i].dtype, *shape, node.outputs[i].space, -1});
       }
       std::string label = here + ": " + describe_node(g, n);
+      std::int64_t reuse = -1;  // >= 0: the operand whose buffer the result takes (in place)
       if (node.opcode == opcode::kCall) {
         auto callee = g.find_region(node.attrs.at("callee").as<Hash256>());
         if (!callee) {
@@ -267,6 +272,17 @@ class Planner {
         for (std::size_t i = 0; i < outs.size() && i < res->size(); ++i) outs[i].shape = (*res)[i].shape;
         site(label + " returns");
       } else {
+        // In place (backends/reference/in_place.h): the result takes a dying operand's buffer.
+        if (outs.size() == 1) {
+          std::vector<reference::OperandShape> shapes;
+          for (std::size_t i = 0; i < ins.size(); ++i) {
+            std::size_t here_uses = 0;
+            for (const auto& other : node.inputs) here_uses += other.node == node.inputs[i].node;
+            shapes.push_back({ins[i].dtype, ins[i].shape, uses.at(node.inputs[i].node) == here_uses && !params.count(node.inputs[i].node)});
+          }
+          if (auto at = reference::in_place_operand(node.opcode, shapes, outs[0].dtype); at && ins[*at].buffer >= 0)
+            reuse = static_cast<std::int64_t>(*at);
+        }
         Dispatch dsp;
         dsp.region = r.name;
         dsp.node = n;
@@ -278,14 +294,22 @@ class Planner {
         plan_.dispatches.push_back(std::move(dsp));
       }
       for (std::size_t i = 0; i < outs.size(); ++i) {
-        outs[i].buffer = alloc(outs[i], cls[i], label + (outs.size() > 1 ? " output " + std::to_string(i) : std::string()));
+        if (reuse >= 0) {  // the operand's buffer now holds the result: its class and name follow
+          outs[i].buffer = ins[static_cast<std::size_t>(reuse)].buffer;
+          Buffer& b = plan_.buffers.at(static_cast<std::size_t>(outs[i].buffer));
+          b.cls = cls[i];
+          b.what += ", then in place: " + label;
+        } else {
+          outs[i].buffer = alloc(outs[i], cls[i], label + (outs.size() > 1 ? " output " + std::to_string(i) : std::string()));
+        }
         if (node.opcode != opcode::kCall) plan_.dispatches.back().outputs.push_back(static_cast<std::uint32_t>(outs[i].buffer));
       }
       values[n] = outs;
       for (const auto& in : node.inputs)
         if (--uses[in.node] == 0) {
           if (!params.count(in.node))
-            for (const auto& v : values.at(in.node)) release(v.buffer);
+            for (const auto& v : values.at(in.node))
+              if (!(reuse >= 0 && v.buffer == outs[0].buffer)) release(v.buffer);
           values.erase(in.node);
         }
     }
@@ -394,7 +418,13 @@ class Planner {
         std::vector<AllocClass> rc;
         const auto& cls = roles_.slots(*fr.f);
         for (auto id : s.results) rc.push_back(cls.at(id));
-        auto res = o_.stream_rows ? streamed(*r, *args, rc, fr.f->name) : region(*r, *args, rc, {}, 0, fr.f->name);
+        // Dying slots are handed over (runtime/slot_lifetimes.h): a region run whole frees
+        // them after their last use; a region run in chunks leaves them to the frame.
+        std::vector<bool> owned = runtime::handed_over(*fr.drops, s, fr.borrowed);
+        if (o_.stream_rows && chunked(*r, *args)) owned.assign(owned.size(), false);
+        for (std::size_t i = 0; i < s.args.size(); ++i)
+          if (owned[i]) fr.slots[s.args[i]].reset();  // the buffer goes with the value
+        auto res = o_.stream_rows ? streamed(*r, *args, rc, fr.f->name, owned) : region(*r, *args, rc, {}, 0, fr.f->name, owned);
         if (!res) return Flow::failed;
         site(fr.f->name + ": store " + slot_label(fr, s.results));
         for (std::size_t i = 0; i < s.results.size() && i < res->size(); ++i)
@@ -491,8 +521,13 @@ class Planner {
   // whole unless row-local; else per chunk the split arguments' rows are copied, the region
   // runs on them, its results are held and copied into the assembled results (allocated
   // after the first chunk). Two chunks are planned: the first and the steady state.
+  bool chunked(RegionId r, const std::vector<AVal>& args) const {
+    std::vector<std::vector<std::uint64_t>> shapes;
+    for (const auto& a : args) shapes.push_back(a.shape);
+    return row_split(p_.graph, r, shapes, *o_.stream_rows).ok;
+  }
   std::optional<std::vector<AVal>> streamed(RegionId r, const std::vector<AVal>& args, const std::vector<AllocClass>& rc,
-                                            const std::string& path) {
+                                            const std::string& path, const std::vector<bool>& owned) {
     const std::uint64_t chunk = *o_.stream_rows;
     std::vector<std::vector<std::uint64_t>> shapes;
     for (const auto& a : args) shapes.push_back(a.shape);
@@ -503,7 +538,7 @@ class Planner {
       for (const auto& st : plan_.streams) seen = seen || (st.region == name && st.rows == s.rows);
       if (!seen) plan_.streams.push_back({name, s.rows, s.ok ? chunk : 0, s.why});
     }
-    if (!s.ok) return region(r, args, rc, {}, 0, path);
+    if (!s.ok) return region(r, args, rc, {}, 0, path, owned);
     std::vector<std::int64_t> whole;
     std::vector<AVal> results;
     for (std::uint64_t lo = 0, c = 0; lo < s.rows && c < 2; lo += chunk, ++c) {

@@ -77,6 +77,13 @@ std::optional<std::uint64_t> device_memory(Device d, std::string& source, Diagno
     } else if (auto bytes = backend->device_memory_bytes()) {
       source = name + " device memory (" + backend->profile().device + ")";
       return *bytes;
+    } else if (d == Device::webgpu) {
+      // WebGPU has no query for device memory; its limits are per buffer and per binding.
+      auto facts = backend->profile().facts;
+      reason = "WebGPU reports no device memory size (" + backend->profile().device + ")";
+      detail = "WebGPU only limits single buffers (maxBufferSize " + facts["max_buffer"] +
+               " bytes) and bindings (maxStorageBufferBindingSize " + facts["max_storage_binding"] +
+               " bytes); the plan uses the binding limit to split dispatches, not as a budget";
     } else {
       reason = "the " + name + " backend reports no memory size for " + backend->profile().device;
     }

@@ -145,16 +145,35 @@ class Executor {
     using block::StmtKind;
     switch (s.kind) {
       case StmtKind::compute: {
+        // Values dying here are moved into the region, which frees them after their last
+        // use inside (slot_lifetimes.h handed_over); not under a split policy (chunks copy).
         std::vector<ops::HostTensor> args;
-        if (!gather(fr, s.args, s, args)) return Flow::failed;
+        reference::HandOver hand;
+        hand.args = &args;
+        hand.owned = o_.split ? std::vector<bool>(s.args.size(), false) : handed_over(*fr.drops, s, fr.borrowed);
+        for (std::size_t i = 0; i < s.args.size(); ++i) {
+          if (!get(fr, s.args[i], s)) return Flow::failed;
+          ops::HostTensor& t = *fr.slots[s.args[i]];
+          args.push_back(hand.owned[i] ? std::move(t) : t);
+        }
+        for (std::size_t i = 0; i < s.args.size(); ++i)
+          if (hand.owned[i]) fr.slots[s.args[i]].reset();
         auto r = p_.graph.find_region(s.region);
         std::size_t before = d_.all().size();
-        auto res = o_.split ? run_split(*r, args) : o_.backend->run(p_.graph, *r, args, d_);
+        std::optional<std::vector<ops::HostTensor>> res;
+        {
+          reference::ScopedHandOver scope(&hand);
+          res = o_.split ? run_split(*r, args) : o_.backend->run(p_.graph, *r, args, d_);
+        }
         if (!res) {
           if (d_.all().size() > before && s.span.valid()) d_.last().secondary(s.span, "in this computation");
           return Flow::failed;
         }
-        return store(fr, s.results, *res, s) ? Flow::next : Flow::failed;
+        bool ok = store(fr, s.results, *res, s);
+        if (!hand.taken)  // a backend that did not take them: freed where the slots would have been
+          for (std::size_t i = 0; i < args.size(); ++i)
+            if (hand.owned[i]) reference::meter_release(args[i]);
+        return ok ? Flow::next : Flow::failed;
       }
       case StmtKind::call: {
         std::vector<ops::HostTensor> args;

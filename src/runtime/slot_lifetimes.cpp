@@ -1,5 +1,7 @@
 #include "runtime/slot_lifetimes.h"
 
+#include <algorithm>
+
 namespace rung::runtime {
 namespace {
 
@@ -155,5 +157,23 @@ const std::vector<SlotId>& SlotDrops::entering_body(const std::vector<Stmt>& b) 
 }
 
 SlotDrops slot_drops(const block::Function& f) { return Liveness(f).run(); }
+
+}  // namespace rung::runtime
+
+namespace rung::runtime {
+
+std::vector<bool> handed_over(const SlotDrops& d, const block::Stmt& s, const std::vector<bool>& borrowed) {
+  std::vector<bool> out(s.args.size(), false);
+  if (s.kind != block::StmtKind::compute) return out;
+  const auto& dying = d.after_stmt(s);
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    SlotId id = s.args[i];
+    bool dies = std::find(dying.begin(), dying.end(), id) != dying.end();
+    bool once = std::count(s.args.begin(), s.args.end(), id) == 1;
+    bool written = std::find(s.results.begin(), s.results.end(), id) != s.results.end();
+    out[i] = dies && once && !written && !(id < borrowed.size() && borrowed[id]);
+  }
+  return out;
+}
 
 }  // namespace rung::runtime

@@ -8,9 +8,14 @@ echo "$out"
 [ $rc -eq 3 ] || fail "1MiB: exit $rc, expected 3 (red)"
 grep -q '^verdict       red' <<<"$out" || fail "1MiB: no red verdict"
 grep -q 'tried: stream the inputs' <<<"$out" || fail "1MiB: streaming not tried"
-# Digits' peak is its data preparation, which no suggestion changes (docs/plan.md); a
-# program whose peak scales with the batch gets a fix that fits, verified by re-planning.
-grep -q 'fix:' <<<"$out" && fail "1MiB: digits has no fix that fits, yet one was offered"
+grep -q '^in place      [1-9][0-9]* dispatches write into a dying' <<<"$out" || fail "1MiB: in-place reuse not shown"
+# The full-batch training step peaks (docs/plan.md); a smaller batch fits, verified by
+# re-planning, and planning with that batch is not red.
+fix=$(grep -o 'fix: batch 1497 -> [0-9]* (rows fed to loss.grad): needs .* of 1.00 MiB, fits (verified by re-planning)' <<<"$out") \
+  || fail "1MiB: no verified batch fix"
+n=$(sed 's/fix: batch 1497 -> \([0-9]*\).*/\1/' <<<"$fix")
+"$rung" plan "$src/examples/digits.rung" --budget 1MiB --batch "$n" >/dev/null; rc=$?
+[ $rc -eq 0 ] || fail "1MiB with --batch $n: exit $rc, expected 0"
 out=$("$rung" plan "$src/examples/center.workflow.json" --batch 100000 --budget 1MiB); rc=$?
 [ $rc -eq 3 ] || fail "center 1MiB: exit $rc, expected 3 (red)"
 grep -q 'fix: batch 100000 -> .*fits (verified by re-planning)' <<<"$out" || fail "center 1MiB: no verified fix"

@@ -73,21 +73,24 @@ TEST(PlanSize, ParsesAndFormats) {
   EXPECT_EQ(format_bytes(3 << 20), "3.00 MiB");
 }
 
-// Hand count: x (128 B, an input) is held throughout; at `add` relu's output (128 B, a
-// working buffer) and add's output (128 B) are live too: 384 B. add's output becomes slot z,
-// computed from inputs alone, so it is an input as well: 256 B inputs, 128 B working.
+// Hand count: x (128 B, an input) is held throughout; relu's output (128 B) is live with it,
+// and `add` writes into that buffer in place (relu's output dies there): 256 B. The buffer's
+// last value, add's output, becomes slot z, computed from inputs alone, so it is an input:
+// 256 B inputs. Without in place, add's output would be a third 128 B.
 TEST(PlanBreakdown, TinyProgramExact) {
   block::Program p = tiny_program();
   DiagnosticSink d;
   auto m = plan_program(p, {}, d);
   ASSERT_TRUE(m) << (d.empty() ? "" : d.all()[0].message);
-  EXPECT_EQ(m->peak, 384u);
+  EXPECT_EQ(m->peak, 256u);
   EXPECT_EQ(cls(m->at_peak, AllocClass::inputs), 256u);
-  EXPECT_EQ(cls(m->at_peak, AllocClass::working), 128u);
-  EXPECT_NE(m->sites[m->peak_site].text.find("add"), std::string::npos) << m->sites[m->peak_site].text;
+  EXPECT_EQ(cls(m->at_peak, AllocClass::working), 0u);
+  EXPECT_NE(m->sites[m->peak_site].text.find("relu"), std::string::npos) << m->sites[m->peak_site].text;
   EXPECT_EQ(m->dispatches.size(), 2u);
-  EXPECT_EQ(m->no_reuse, 128u * 4);  // x, relu, add, slot z
-  EXPECT_EQ(m->arena_total, 384u);   // slot z reuses relu's bytes
+  EXPECT_EQ(m->dispatches[1].outputs, std::vector<std::uint32_t>{m->dispatches[0].outputs.at(0)});  // add in place
+  EXPECT_EQ(m->in_place_dispatches, 1u);
+  EXPECT_EQ(m->no_reuse, 128u * 3);  // x, relu (then add, in place), slot z
+  EXPECT_EQ(m->arena_total, 256u);   // slot z reuses relu's bytes
   std::uint64_t sum = 0;
   for (auto b : m->at_peak) sum += b;
   EXPECT_EQ(sum, m->peak);  // every byte in exactly one class
@@ -197,13 +200,15 @@ TEST(PlanDigits, ClassesFromStructure) {
   ASSERT_TRUE(p);
   auto m = plan_program(*p, {}, d);
   ASSERT_TRUE(m);
-  // Inputs at most: the csv, the test rows and the concatenated training rows, while the
-  // training rows are assembled (the csv dies then; slot_lifetimes.h).
-  const std::uint64_t inputs = 4ull * (1797 * 65 + 300 * 65 + 1497 * 65);
+  // Inputs at most: the training rows (read again for y_train), the test rows and
+  // `train[:, 0:64]`, which `/ 16` overwrites in place. The csv was handed over to `train.1`
+  // and freed after its last slice, before the five slices are concatenated.
+  const std::uint64_t inputs = 4ull * (1497 * 65 + 300 * 65 + 1497 * 64);
   EXPECT_EQ(cls(m->class_max, AllocClass::inputs), inputs);
+  // Weights: at least one set; while a step's update runs, the new w1 is written in place
+  // into its gradient's buffer (which then counts as parameters) next to the old ones.
   const std::uint64_t weights = 4ull * (64 * 32 + 32 + 32 * 10 + 10);
   EXPECT_GE(cls(m->class_max, AllocClass::parameters), weights);
-  EXPECT_EQ(cls(m->class_max, AllocClass::parameters) % weights, 0u);
   EXPECT_GE(cls(m->class_max, AllocClass::gradients), weights);
   EXPECT_GT(cls(m->class_max, AllocClass::activations), 0u);
   EXPECT_EQ(cls(m->class_max, AllocClass::optimizer_state), 0u);  // plain gradient descent
@@ -215,11 +220,11 @@ TEST(PlanDigits, ClassesFromStructure) {
   EXPECT_LE(m->arena_total, m->peak + m->peak / 16);  // offsets waste under 6.25% (5.4% today)
 }
 
-// At 1 MiB digits is red, and no change the plan can execute fits: the peak is where the
-// training rows are assembled (`train.1`: the csv, the test rows, the five strided slices
-// and their concatenation, 1,323,660 B), before any training; a smaller batch, streaming
-// or bf16 activations do not touch it. Every suggestion is verified by re-planning; with a
-// generous budget the plan is green.
+// At 1 MiB digits is red: the full-batch training step holds 1,116,408 B (the data
+// preparation no longer peaks: the csv is handed over to `train.1` and freed after its
+// last slice, and `/ 16` runs in place). A smaller batch and bf16 activations fit, each
+// verified by re-planning (and the re-plan is not red); streaming does not (nothing on the
+// training rows is row-local). With a generous budget the plan is green.
 TEST(PlanVerdict, DigitsAtOneMiBIsRedWithVerifiedSuggestions) {
   if (!digits_data()) GTEST_SKIP() << "build/data/digits.csv missing";
   SourceMap sources;
@@ -229,18 +234,23 @@ TEST(PlanVerdict, DigitsAtOneMiBIsRedWithVerifiedSuggestions) {
   PlanOptions o;
   auto m = plan_program(*p, o, d);
   ASSERT_TRUE(m);
-  EXPECT_NE(m->sites.at(m->peak_site).text.find("train / train.1: "), std::string::npos) << m->sites.at(m->peak_site).text;
+  EXPECT_NE(m->sites.at(m->peak_site).text.find("train / train.11 / loss.grad: "), std::string::npos) << m->sites.at(m->peak_site).text;
+  EXPECT_EQ(m->peak, 1116408u);
   const std::uint64_t budget = 1ull << 20;
   Assessment a = assess(*p, o, *m, budget);
   EXPECT_EQ(a.verdict, Verdict::red);
   EXPECT_GE(a.suggestions.size(), 2u);
+  int fitting = 0;
   for (const auto& s : a.suggestions) {
     auto again = plan_program(*p, s.options, d);
     ASSERT_TRUE(again) << s.what;
     EXPECT_EQ(again->arena_total, s.required) << s.what;
     EXPECT_EQ(s.fits, s.required <= budget) << s.what;
-    EXPECT_FALSE(s.fits) << s.what;
+    if (!s.fits) continue;
+    ++fitting;
+    EXPECT_NE(assess(*p, s.options, *again, budget).verdict, Verdict::red) << s.what;
   }
+  EXPECT_GE(fitting, 1);
   EXPECT_EQ(assess(*p, o, *m, 1ull << 30).verdict, Verdict::green);
 }
 
@@ -360,9 +370,15 @@ block::Program rows_program(std::uint64_t rows) {
   ValueRef x = b.param("x", 0, f32({R, Dim::fixed(16)}));
   ValueRef w = b.param("w", 1, f32({Dim::fixed(16), Dim::fixed(8)}));
   ValueRef bias = b.param("b", 2, f32({Dim::fixed(8)}));
-  ValueRef h = b.op("matmul", {x, w}, f32({R, Dim::fixed(8)}));
-  ValueRef y = b.op("add", {h, bias}, f32({R, Dim::fixed(8)}));
-  ValueRef z = b.op("tanh", {y}, f32({R, Dim::fixed(8)}));
+  // Three row-sized values live at once (a, s and e), so chunks of rows hold less than the
+  // whole run even though its elementwise ops run in place.
+  auto R8 = f32({R, Dim::fixed(8)});
+  ValueRef h = b.op("matmul", {x, w}, R8);
+  ValueRef y = b.op("add", {h, bias}, R8);
+  ValueRef a = b.op("tanh", {y}, R8);
+  ValueRef sg = b.op("sigmoid", {y}, R8);
+  ValueRef e = b.op("exp", {y}, R8);
+  ValueRef z = b.op("add", {b.op("mul", {a, sg}, R8), e}, R8);
   RegionId layer = b.region("layer", {x, w, bias}, {z});
   ValueRef zin = b.param("z", 0, f32({R, Dim::fixed(8)}));
   ValueRef m = b.op("mean", {zin}, f32({Dim::fixed(1), Dim::fixed(8)}), {{"axes", std::vector<std::int64_t>{0}}, {"keepdims", true}});

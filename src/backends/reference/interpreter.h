@@ -44,6 +44,29 @@ struct RunOptions {
 // Symbolic dims bound while running (B = 64, ...).
 using DimBindings = std::map<std::string, std::uint64_t>;
 
+// Arguments a caller hands over to the region it runs next (the BlockIR executor does so
+// for slots whose value dies at that `compute`): the walk moves them in instead of copying
+// and frees each after its last use inside the region, like the region's own values. Set
+// for the current thread with ScopedHandOver around one backend call; the first top-level
+// run_region given exactly `args` (same storage) takes them and sets `taken`. A backend
+// that runs regions another way leaves them untaken; the caller then frees them after the
+// call, as before.
+struct HandOver {
+  std::vector<ops::HostTensor>* args = nullptr;
+  std::vector<bool> owned;  // per argument
+  bool taken = false;
+};
+class ScopedHandOver {
+ public:
+  explicit ScopedHandOver(HandOver* h);
+  ~ScopedHandOver();
+  ScopedHandOver(const ScopedHandOver&) = delete;
+  ScopedHandOver& operator=(const ScopedHandOver&) = delete;
+
+ private:
+  HandOver* previous_;
+};
+
 std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags,
                                                        const RunOptions& options = {});
