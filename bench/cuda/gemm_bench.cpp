@@ -107,13 +107,56 @@ int main(int argc, char** argv) {
     int reps = n >= 8192 ? 5 : 10;
     double flops = 2.0 * n * n * n;
     double t_exact = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s)); });
-    // The other tile configurations of the same exact chain (bench only: which one ships).
-    std::string variants;
-    for (int v = 0; v < 4; ++v) {
-      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact_variant(v, a, b, c, m, s)); });
-      variants += " v" + std::to_string(v) + "=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5));
+    // Sample positions and their host chain values (rung's dot.h), for every variant below.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pos;
+    std::vector<float> want;
+    for (int k = 0; k < 256; ++k) {
+      std::uint64_t i = rng() % n, j = rng() % n;
+      pos.push_back({i, j});
+      want.push_back(num::dot_chain_f32(n, [&](std::uint64_t q) { return ha[i * n + q]; }, [&](std::uint64_t q) { return hb[q * n + j]; }));
     }
-    std::printf("exact tile variants at n=%llu (TFLOP/s):%s\n", static_cast<unsigned long long>(n), variants.c_str());
+    auto sampled_same = [&](const float* dev) {
+      CK(cudaStreamSynchronize(s));
+      int same = 0;
+      for (std::size_t k = 0; k < pos.size(); ++k) {
+        float got;
+        CK(cudaMemcpy(&got, dev + pos[k].first * n + pos[k].second, 4, cudaMemcpyDeviceToHost));
+        same += std::memcmp(&got, &want[k], 4) == 0;
+      }
+      return same;
+    };
+    // The other tile configurations of the same exact chain (bench only: which one ships):
+    // the pipelined kernel's variants (p0 = shipped) and the register-staged kernel (r0).
+    std::string variants;
+    for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
+      CK(cudaMemset(c, 0xff, e * 4));
+      double tv = time_ms(s, reps, [&] { CK(cuda::launch_sgemm_pipe_variant(v, a, b, c, m, s)); });
+      variants += " p" + std::to_string(v) + "=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5)) + " (" +
+                  std::to_string(sampled_same(c)) + "/" + std::to_string(pos.size()) + ")";
+    }
+    {
+      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact_variant(0, a, b, c, m, s)); });
+      variants += " r0=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5));
+    }
+    std::printf("exact tile variants at n=%llu, TFLOP/s (sampled outputs bit-identical):%s\n",
+                static_cast<unsigned long long>(n), variants.c_str());
+    // The transposed layouts of the shipped path (the transformer block uses all of them).
+    for (int t = 1; t < 4; ++t) {
+      cuda::MatmulSpec mt = m;
+      bool ta = t & 1, tb = t & 2;
+      mt.a_rs = ta ? 1 : static_cast<std::int64_t>(n);
+      mt.a_ks = ta ? static_cast<std::int64_t>(n) : 1;
+      mt.b_ks = tb ? 1 : static_cast<std::int64_t>(n);
+      mt.b_cs = tb ? static_cast<std::int64_t>(n) : 1;
+      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, mt, s)); });
+      const float one1 = 1, zero1 = 0;
+      int ni1 = static_cast<int>(n);
+      double tc = time_ms(s, reps, [&] {
+        CK(cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, ni1, ni1, ni1, &one1, b, ni1, a, ni1, &zero1, c2, ni1));
+      });
+      std::printf("layout ta=%d tb=%d at n=%llu: rung exact %.1f TFLOP/s, cuBLAS SGEMM %.1f, ratio %.3f\n", ta, tb,
+                  static_cast<unsigned long long>(n), flops / tv / 1e9, flops / tc / 1e9, tc / tv);
+    }
     const float one = 1, zero = 0;
     int ni = static_cast<int>(n);
     CK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
@@ -126,19 +169,10 @@ int main(int argc, char** argv) {
       CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, b16, CUDA_R_16BF, ni, a16, CUDA_R_16BF, ni, &zero, c2, CUDA_R_32F,
                       ni, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     });
-    // Bit-identity of a sample of exact outputs against the host chain.
+    // Bit-identity of a sample of exact outputs (the shipped path) against the host chain.
+    CK(cudaMemset(c, 0xff, e * 4));
     CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s));
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> hc(e);
-    CK(cudaMemcpy(hc.data(), c, e * 4, cudaMemcpyDeviceToHost));
-    int same = 0, total = 0;
-    for (int k = 0; k < 512; ++k) {
-      std::uint64_t i = rng() % n, j = rng() % n;
-      float ref = num::dot_chain_f32(n, [&](std::uint64_t q) { return ha[i * n + q]; }, [&](std::uint64_t q) { return hb[q * n + j]; });
-      float got = hc[i * n + j];
-      same += std::memcmp(&ref, &got, 4) == 0;
-      ++total;
-    }
+    int same = sampled_same(c), total = static_cast<int>(pos.size());
     std::printf("| %llu | %.2f | %.1f | %.2f | %.1f | %.3f | %.1f | %.1f | %d/%d |\n", static_cast<unsigned long long>(n), t_exact,
                 flops / t_exact / 1e9, t_sgemm, flops / t_sgemm / 1e9, t_sgemm / t_exact, flops / t_tf32 / 1e9,
                 flops / t_bf16 / 1e9, same, total);

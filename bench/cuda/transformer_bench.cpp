@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 
 #include "backends/cuda/cuda_context.h"
@@ -57,12 +58,71 @@ std::string hash_of(const ops::HostTensor& t) {
 struct Gpu {
   cuda::Context& ctx;
   DiagnosticSink d;
+  // Profiling (one extra run): CUDA events around every op, summed per op (matmul per shape).
+  bool profile = false;
+  std::vector<std::pair<std::string, std::pair<cudaEvent_t, cudaEvent_t>>> marks;
   cuda::DevTensor operator()(const char* op, std::vector<cuda::DevTensor> in, const AttrMap& a) {
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    auto s = static_cast<cudaStream_t>(ctx.stream());
+    if (profile) {
+      cudaEventCreate(&e0);
+      cudaEventCreate(&e1);
+      cudaEventRecord(e0, s);
+    }
     auto out = cuda::run_dev(ctx, *ops::op_registry().find(op), in, a, d);
     if (!out) die(d, op);
+    if (profile) {
+      cudaEventRecord(e1, s);
+      std::string key = op;
+      if (key == "matmul") {
+        for (const auto& t : in) {
+          key += " [";
+          for (std::size_t i = 0; i < t.shape.size(); ++i) key += (i ? "," : "") + std::to_string(t.shape[i]);
+          key += "]";
+        }
+        if (a.count("transpose_a") && a.at("transpose_a").as<bool>()) key += " ta";
+        if (a.count("transpose_b") && a.at("transpose_b").as<bool>()) key += " tb";
+      }
+      marks.push_back({key, {e0, e1}});
+    }
     return (*out)[0];
   }
 };
+
+// Where one forward + backward spends its time on the device: per op (events around each
+// launch sequence), against the wall time of the whole run.
+void profile_block(cuda::Context& ctx, const bench::BlockDims& dims, const std::vector<ops::HostTensor>& in) {
+  DiagnosticSink d;
+  std::vector<cuda::DevTensor> dev;
+  for (const auto& h : in) dev.push_back(*ctx.upload(h, d));
+  Gpu g{ctx, {}};
+  (void)bench::transformer_block<cuda::DevTensor>(g, dims, dev);  // warm-up
+  if (!ctx.sync(d)) die(d, "sync");
+  g.profile = true;
+  auto t0 = std::chrono::steady_clock::now();
+  (void)bench::transformer_block<cuda::DevTensor>(g, dims, dev);
+  if (!ctx.sync(d)) die(d, "sync");
+  double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::map<std::string, std::pair<double, int>> per;
+  double total = 0;
+  for (auto& [k, ev] : g.marks) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, ev.first, ev.second);
+    per[k].first += ms;
+    per[k].second += 1;
+    total += ms;
+    cudaEventDestroy(ev.first);
+    cudaEventDestroy(ev.second);
+  }
+  std::vector<std::pair<double, std::string>> rows;
+  for (auto& [k, v] : per) rows.push_back({v.first, k + " x" + std::to_string(v.second)});
+  std::sort(rows.rbegin(), rows.rend());
+  std::printf("\nprofile of one debug run (%zu ops; sum of per-op device time %.2f ms, wall with events %.2f ms)\n",
+              g.marks.size(), total, wall);
+  std::printf("| op (calls) | ms | share |\n|---|---|---|\n");
+  for (const auto& [ms, k] : rows)
+    if (ms >= 0.05) std::printf("| %s | %.2f | %.1f%% |\n", k.c_str(), ms, 100.0 * ms / total);
+}
 
 struct Cpu {
   DiagnosticSink d;
@@ -177,5 +237,6 @@ int main(int argc, char** argv) {
     }
     std::printf("| fast, bf16 tensors (cuBLAS BF16) | %.2f | worst normwise vs debug f32: %.2e (%s) |\n", t_bf, worst_norm, worst.c_str());
   }
+  profile_block(*ctx, full, fin);
   return same == static_cast<int>(ref.size()) && repeat_same == static_cast<int>(a.size()) ? 0 : 1;
 }

@@ -139,6 +139,16 @@ std::vector<Case> all_cases() {
                     std::string("matmul ta=") + (ta ? "1" : "0") + " tb=" + (tb ? "1" : "0")});
     }
   cs.push_back({"matmul", {R(DType::f32, {3, 1, 33, 17}), R(DType::f32, {4, 17, 20})}, {}, "matmul broadcast batch"});
+  // The pipelined SGEMM (16-byte chunks: extents divisible by 4): every layout, edge tiles in
+  // M and N, a last k tile of one 4-step group (K = 132), broadcast batches, specials.
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Ext sa = ta ? Ext{132, 260} : Ext{260, 132}, sb = tb ? Ext{196, 132} : Ext{132, 196};
+      cs.push_back({"matmul", {R(DType::f32, sa), R(DType::f32, sb)}, attrs({{"transpose_a", ta}, {"transpose_b", tb}}),
+                    std::string("matmul pipelined ta=") + (ta ? "1" : "0") + " tb=" + (tb ? "1" : "0")});
+    }
+  cs.push_back({"matmul", {R(DType::f32, {3, 1, 36, 20}), R(DType::f32, {4, 20, 44})}, {}, "matmul pipelined broadcast batch"});
+  cs.push_back({"matmul", {R(DType::f32, {4, 4}), R(DType::f32, {4, 4})}, {}, "matmul pipelined 4x4x4"});
   cs.push_back({"matmul", {R(DType::f32, {300, 1000}, false), R(DType::f32, {1000, 260}, false)}, {}, "matmul K=1000"});
   cs.push_back({"matmul", {R(DType::f32, {5, 0}), R(DType::f32, {0, 7})}, {}, "matmul K=0"});
   for (DType dt : {DType::f16, DType::bf16, DType::f64})

@@ -185,7 +185,9 @@ int launch_matmul_exact(const void* a, const void* b, int dtype, void* c, int c_
   if (m.M == 0 || m.N == 0 || m.batch.numel() == 0) return 0;
   if (m.M > (1ull << 31) / 2 || m.N > (1ull << 31) / 2) return static_cast<int>(cudaErrorInvalidValue);
   switch (dtype) {
-    case F32: return launch_typed<kBK, kMinBlocks, F32>(a, b, c, c_dtype, m, s);
+    case F32:
+      if (sgemm_pipe_applies(a, b, m)) return launch_sgemm_pipe(static_cast<const float*>(a), static_cast<const float*>(b), c, c_dtype, m, s);
+      return launch_typed<kBK, kMinBlocks, F32>(a, b, c, c_dtype, m, s);
     case F16: return launch_typed<kBK, kMinBlocks, F16>(a, b, c, c_dtype, m, s);
     case BF16: return launch_typed<kBK, kMinBlocks, BF16>(a, b, c, c_dtype, m, s);
     case F64: {
