@@ -85,7 +85,7 @@ nlohmann::json to_json(const MemoryPlan& plan, const Assessment* a) {
             {"buffers", buffers}, {"dispatches", dispatches}};
   if (a) {
     json sugg = json::array();
-    for (const auto& s : a->suggestions) sugg.push_back({{"change", s.what}, {"required", s.required}, {"fits", s.fits}});
+    for (const auto& s : a->suggestions) sugg.push_back({{"change", s.what}, {"peak", s.peak}, {"required", s.required}, {"fits", s.fits}});
     j["verdict"] = {{"verdict", verdict_name(a->verdict)}, {"budget", a->budget}, {"budget_source", a->budget_source},
                     {"required", a->required}, {"reasons", a->reasons}, {"warnings", a->warnings}, {"suggestions", sugg}};
   }

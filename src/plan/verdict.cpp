@@ -172,6 +172,10 @@ Assessment assess(const block::Program& p, const PlanOptions& opts, const Memory
     s.fits = need && *need <= budget;
     a.suggestions.push_back(s);
   }
+  for (auto& s : a.suggestions) {
+    DiagnosticSink quiet;
+    if (auto m = plan_program(p, s.options, quiet)) s.peak = m->peak;
+  }
   return a;
 }
 

@@ -22,6 +22,7 @@ struct PlanSuggestion {
   std::string what;       // "batch 1497 -> 96", "stream inputs in chunks of 128 rows", "bf16 activations"
   PlanOptions options;    // the options that realise it
   std::uint64_t required = 0;  // arena bytes of the re-plan
+  std::uint64_t peak = 0;      // live bytes at the re-plan's peak
   bool fits = false;
 };
 

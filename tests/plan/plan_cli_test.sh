@@ -11,7 +11,7 @@ grep -q 'tried: stream the inputs' <<<"$out" || fail "1MiB: streaming not tried"
 grep -q '^in place      [1-9][0-9]* dispatches write into a dying' <<<"$out" || fail "1MiB: in-place reuse not shown"
 # The full-batch training step peaks (docs/plan.md); a smaller batch fits, verified by
 # re-planning, and planning with that batch is not red.
-fix=$(grep -o 'fix: batch 1497 -> [0-9]* (rows fed to loss.grad): needs .* of 1.00 MiB, fits (verified by re-planning)' <<<"$out") \
+fix=$(grep -o 'fix: batch 1497 -> [0-9]* (rows fed to loss.grad): peak [0-9.]* KiB, needs .* of 1.00 MiB, fits (verified by re-planning)' <<<"$out") \
   || fail "1MiB: no verified batch fix"
 n=$(sed 's/fix: batch 1497 -> \([0-9]*\).*/\1/' <<<"$fix")
 "$rung" plan "$src/examples/digits.rung" --budget 1MiB --batch "$n" >/dev/null; rc=$?

@@ -246,6 +246,7 @@ TEST(PlanVerdict, DigitsAtOneMiBIsRedWithVerifiedSuggestions) {
     ASSERT_TRUE(again) << s.what;
     EXPECT_EQ(again->arena_total, s.required) << s.what;
     EXPECT_EQ(s.fits, s.required <= budget) << s.what;
+    EXPECT_EQ(again->peak, s.peak) << s.what;
     if (!s.fits) continue;
     ++fitting;
     EXPECT_NE(assess(*p, s.options, *again, budget).verdict, Verdict::red) << s.what;

@@ -82,7 +82,8 @@ int run_plan(const PlanArgs& a, const GlobalOptions& global) {
     for (const auto& r : verdict.reasons) std::printf("  refused: %s\n", r.c_str());
     for (const auto& w : verdict.warnings) std::printf("  warning: %s\n", w.c_str());
     for (const auto& s : verdict.suggestions)
-      std::printf("  %s %s: needs %s%s\n", s.fits ? "fix:" : "tried:", s.what.c_str(), plan::format_bytes(s.required).c_str(),
+      std::printf("  %s %s: peak %s, needs %s%s\n", s.fits ? "fix:" : "tried:", s.what.c_str(), plan::format_bytes(s.peak).c_str(),
+                  plan::format_bytes(s.required).c_str(),
                   s.fits ? (" of " + plan::format_bytes(*budget) + ", fits (verified by re-planning)").c_str()
                          : ", does not fit alone");
   }
