@@ -5,6 +5,7 @@
 
 #include "conformance/receipt.h"
 #include "conformance/suite.h"
+#include "ir/graph/walk.h"
 #include "runtime/backend_registry.h"
 
 namespace rung::conformance {
@@ -100,9 +101,15 @@ std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const op
 
 std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64_t input_elems, std::uint64_t input_bytes,
                                            const Placement& requested, const Placement* host, const PolicyConfig& cfg,
-                                           DiagnosticSink& diags) {
+                                           DiagnosticSink& diags, const std::string& capability_gap) {
   auto kib = [](std::uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
   if (!requested.is_device) return PolicyDecision{scope, requested.name, "requested backend (host memory)"};
+  if (!capability_gap.empty()) {
+    std::string why = "capability: " + requested.name + "'s device cannot hold " + capability_gap;
+    if (host) return PolicyDecision{scope, host->name, why + "; the declared fallback takes the region"};
+    diags.error("Q0012", scope + ": " + why).note("no host backend is available to take the region");
+    return std::nullopt;
+  }
   std::uint64_t budget = cfg.memory_budget ? cfg.memory_budget : requested.memory_bytes;
   if (budget && input_bytes > budget) {
     if (host)
@@ -117,6 +124,24 @@ std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64
   return PolicyDecision{scope, requested.name, "requested backend; inputs within its memory budget and above the load threshold"};
 }
 
+static std::string region_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend, int depth) {
+  if (depth > 64) return {};
+  const Region& r = g.region(region);
+  for (NodeId n : nodes_in_region(g, r)) {
+    const Node& node = g.node(n);
+    for (const auto& t : node.outputs)
+      if (!backend.holds_dtype(t.dtype)) return std::string(dtype_name(t.dtype)) + " (" + backend.unsupported_dtype(t.dtype) + ")";
+    if (node.opcode == opcode::kCall)
+      if (auto callee = g.find_region(node.attrs.at("callee").as<Hash256>()))
+        if (std::string gap = region_gap(g, *callee, backend, depth + 1); !gap.empty()) return gap;
+  }
+  return {};
+}
+
+std::string capability_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend) {
+  return region_gap(g, region, backend, 0);
+}
+
 PolicyComputeBackend::PolicyComputeBackend(Placement requested, std::optional<Placement> host, PolicyConfig cfg)
     : requested_(std::move(requested)), host_(std::move(host)), cfg_(cfg) {}
 
@@ -129,18 +154,36 @@ std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run(const Grap
   }
   const Region& r = g.region(region);
   std::string scope = "region " + (r.name.empty() ? std::string("#") + std::to_string(region) : r.name) + " (" + r.hash.short_hex(8) + ")";
-  auto d = place_region(scope, elems, bytes, requested_, host_ ? &*host_ : nullptr, cfg_, diags);
+  std::string gap = requested_.is_device && requested_.backend ? capability_gap(g, region, *requested_.backend) : std::string();
+  auto d = place_region(scope, elems, bytes, requested_, host_ ? &*host_ : nullptr, cfg_, diags, gap);
   if (!d) return std::nullopt;
+  if (d->backend != requested_.name || !host_) return run_on(*d, g, region, args, diags);
+  // On the device: a value its device cannot represent (a capability refusal, e.g. a 64-bit
+  // integer beyond 32 bits on WebGPU: A0010) sends the region to the declared fallback,
+  // recorded with the device's diagnostic. Any other failure stands.
+  DiagnosticSink attempt;
+  auto out = run_on(*d, g, region, args, attempt);
+  if (out || attempt.all().empty() || !requested_.backend->is_capability_refusal(attempt.all().front().code)) {
+    diags.append(attempt);
+    return out;
+  }
+  const Diagnostic& why = attempt.all().front();
+  PolicyDecision fb{scope, host_->name, "capability (at run time): " + why.code + " " + why.message + "; the declared fallback took the region"};
+  return run_on(fb, g, region, args, diags);
+}
+
+std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run_on(const PolicyDecision& d, const Graph& g, RegionId region,
+                                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags) {
   bool merged = false;
   for (auto& prev : decisions_)
-    if (prev.scope == d->scope && prev.backend == d->backend && prev.reason == d->reason) {
+    if (prev.scope == d.scope && prev.backend == d.backend && prev.reason == d.reason) {
       ++prev.times;
       merged = true;
       break;
     }
-  if (!merged) decisions_.push_back(*d);
-  runtime::OpBackend* target = d->backend == requested_.name ? requested_.backend : host_->backend;
-  auto& adapter = adapters_[d->backend];
+  if (!merged) decisions_.push_back(d);
+  runtime::OpBackend* target = d.backend == requested_.name ? requested_.backend : host_->backend;
+  auto& adapter = adapters_[d.backend];
   if (!adapter) adapter = runtime::as_compute_backend(*target);
   return adapter->run(g, region, args, diags);
 }

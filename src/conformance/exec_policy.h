@@ -59,12 +59,18 @@ struct Placement {
 };
 bool is_device_backend(std::string_view name);
 
-// Where one region runs: `requested` unless a device backend would get a region below the
-// load threshold or above the memory budget and a host backend is available; a region no
-// candidate can hold is refused (nullopt, Q0012).
+// Where one region runs, in order: capability (a dtype the device cannot hold at all,
+// `capability_gap` non-empty: OpBackend::holds_dtype), memory budget, load threshold —
+// a device backend failing one hands the region to the declared fallback (the host backend)
+// when there is one; a region no candidate can hold is refused (nullopt, Q0012). A built-in
+// op without a kernel is not a capability gap: it fails (conformance says so), never moves.
 std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64_t input_elems, std::uint64_t input_bytes,
                                            const Placement& requested, const Placement* host, const PolicyConfig& cfg,
-                                           DiagnosticSink& diags);
+                                           DiagnosticSink& diags, const std::string& capability_gap = {});
+
+// The first dtype in `region` (its parameters, every node's results, and the regions it
+// calls) that `backend`'s device cannot hold: "f64 (A0010 ...)", or empty.
+std::string capability_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend);
 
 // The ComputeBackend a run uses: asks place_region for every region it executes and keeps
 // the decisions (one entry per region and choice, with a count).
@@ -77,6 +83,9 @@ class PolicyComputeBackend final : public runtime::ComputeBackend {
   const std::vector<PolicyDecision>& decisions() const { return decisions_; }
 
  private:
+  // Runs the region where `d` says and keeps the decision (merged with an equal one).
+  std::optional<std::vector<ops::HostTensor>> run_on(const PolicyDecision& d, const Graph& g, RegionId region,
+                                                     std::span<const ops::HostTensor> args, DiagnosticSink& diags);
   Placement requested_;
   std::optional<Placement> host_;
   PolicyConfig cfg_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "conformance/case_gen.h"
+#include "conformance/flush.h"
 #include "ops/compare.h"
 #include "runtime/tensor_hash.h"
 
@@ -14,6 +15,7 @@ std::string_view row_verdict_name(RowVerdict v) {
     case RowVerdict::fail: return "FAIL";
     case RowVerdict::missing: return "MISSING";
     case RowVerdict::unclaimed: return "unclaimed";
+    case RowVerdict::unsupported: return "unsupported";
   }
   return "?";
 }
@@ -21,7 +23,7 @@ std::string_view row_verdict_name(RowVerdict v) {
 bool OpReport::pass() const {
   bool any_pass = std::any_of(rows.begin(), rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::pass; });
   return any_pass && std::all_of(rows.begin(), rows.end(), [](const RowResult& r) {
-           return r.verdict == RowVerdict::pass || r.verdict == RowVerdict::unclaimed;
+           return r.verdict == RowVerdict::pass || r.verdict == RowVerdict::unclaimed || r.verdict == RowVerdict::unsupported;
          });
 }
 
@@ -36,9 +38,10 @@ nlohmann::json OpReport::to_json() const {
   for (const auto& r : rows)
     jrows.push_back({{"dtype", r.dtype}, {"verdict", row_verdict_name(r.verdict)}, {"cases", r.cases},
                      {"elements", r.elements}, {"differing_elements", r.differing}, {"nan_payload_differences", r.nan_payload},
-                     {"max_ulp", r.max_ulp}, {"failure", r.failure}});
+                     {"max_ulp", r.max_ulp}, {"unsupported_cases", r.unsupported_cases}, {"flushed_cases", r.flushed_cases},
+                     {"failure", r.failure}, {"unsupported", r.unsupported}});
   return {{"op", op}, {"backend", backend}, {"tier", ops::tier_name(tier)}, {"class", ops::tol_class_name(cls)},
-          {"thresholds_f32", thresholds}, {"kernel_hash", kernel_hash}, {"outputs_digest", outputs_digest.hex()}, {"pass", pass()}, {"rows", jrows}};
+          {"class_tier", ops::tier_name(judged_tier)}, {"agreement", agreement}, {"thresholds_f32", thresholds}, {"kernel_hash", kernel_hash}, {"outputs_digest", outputs_digest.hex()}, {"pass", pass()}, {"rows", jrows}};
 }
 
 bool claims_kernel(const runtime::OpBackend& backend, const ops::OpDef& op, std::optional<DType> dtype) {
@@ -76,14 +79,52 @@ void count_bit_differences(const ops::HostTensor& a, const ops::HostTensor& r, R
 
 }  // namespace
 
+std::string agreement_description(const runtime::OpBackend& backend, ops::Tier tier) {
+  if (backend.exact_capable()) return "each op's class for tier " + std::string(ops::tier_name(tier)) + " (exact-capable backend)";
+  return "backend-declared (not exact-capable): each op's prod class with tier prod's thresholds" +
+         std::string(backend.flushes_subnormals() ? "; subnormals may be read as zero (the device flushes them, as WGSL permits)" : "");
+}
+
+namespace {
+
+// One output against the reference under the report's class. On a device that flushes
+// subnormals, what failed is compared again with differences below the smallest normal
+// absorbed (flushed results and intermediates), and then the same against the reference's
+// result on the flushed operands (`flushed_ref`, computed once per case on demand): WGSL
+// permits both, so either agreement counts (and is counted).
+struct OutputCheck {
+  bool pass = false;
+  bool flushed = false;
+  ops::Verdict verdict;
+  std::uint64_t differing = 0, payload = 0;
+};
+
+OutputCheck check_output(const ops::HostTensor& a, const ops::HostTensor& r, ops::TolClass cls, ops::Tier tier,
+                         RowResult& row, bool bit_count) {
+  OutputCheck c;
+  c.verdict = ops::compare(a, r, cls, tier);
+  if (bit_count) count_bit_differences(a, r, row, c.differing, c.payload);
+  else {
+    RowResult scratch;
+    count_bit_differences(a, r, scratch, c.differing, c.payload);
+  }
+  c.pass = c.verdict.pass && !(c.verdict.thresholds.bitwise && c.differing > 0);
+  return c;
+}
+
+}  // namespace
+
 OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const ConformOptions& o) {
   OpReport rep;
   rep.op = op.name;
   rep.backend = std::string(ops::backend_name(backend.id()));
   rep.tier = o.tier;
-  rep.cls = op.tolerance.in(o.tier);
-  rep.thresholds = ops::resolve_tolerance(rep.cls, o.tier, DType::f32).to_string();
+  rep.judged_tier = backend.agreement_tier(o.tier);
+  rep.cls = backend.agreement_class(op, o.tier);
+  rep.thresholds = ops::resolve_tolerance(rep.cls, rep.judged_tier, DType::f32).to_string();
   rep.kernel_hash = backend.kernel_hash(op);
+  const bool flushes = backend.flushes_subnormals();
+  rep.agreement = agreement_description(backend, o.tier);
 
   std::vector<std::optional<DType>> dtypes;
   for (DType t : row_dtypes(op)) dtypes.push_back(t);
@@ -94,8 +135,13 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
     RowResult row;
     row.dtype = dt ? std::string(dtype_name(*dt)) : "-";
     if (!claims_kernel(backend, op, dt)) {
-      row.verdict = o.claimed_only ? RowVerdict::unclaimed : RowVerdict::missing;
-      row.failure = "backend `" + rep.backend + "` has no kernel for `" + op.name + "`" + (dt ? " on " + row.dtype : "");
+      if (std::string why = dt ? backend.unsupported_dtype(*dt) : std::string(); !why.empty()) {
+        row.verdict = RowVerdict::unsupported;
+        row.unsupported = why;
+      } else {
+        row.verdict = o.claimed_only ? RowVerdict::unclaimed : RowVerdict::missing;
+        row.failure = "backend `" + rep.backend + "` has no kernel for `" + op.name + "`" + (dt ? " on " + row.dtype : "");
+      }
       rep.rows.push_back(std::move(row));
       continue;
     }
@@ -116,31 +162,64 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
       auto got = backend.run_op(op, c->inputs, c->attrs, diags);
       std::string where = "case " + std::to_string(i) + " " + c->describe();
       if (!got) {
-        fail(where + ": the backend refused it: " + (diags.all().empty() ? std::string("no diagnostic") : diags.all().front().code + " " + diags.all().front().message));
+        const Diagnostic* first = diags.all().empty() ? nullptr : &diags.all().front();
+        if (first && backend.is_capability_refusal(first->code)) {
+          ++row.unsupported_cases;
+          if (row.unsupported.empty()) row.unsupported = first->code + " " + first->message + " (" + where + ")";
+          continue;
+        }
+        fail(where + ": the backend refused it: " + (first ? first->code + " " + first->message : std::string("no diagnostic")));
         continue;
       }
       if (got->size() != c->expected.size()) {
         fail(where + ": " + std::to_string(got->size()) + " outputs, the reference gives " + std::to_string(c->expected.size()));
         continue;
       }
+      std::optional<std::vector<ops::HostTensor>> flushed_ref;
+      bool tried_flushed_ref = false;
+      bool case_flushed = false;
       for (std::size_t k = 0; k < got->size(); ++k) {
         const auto& a = (*got)[k];
         const auto& r = c->expected[k];
         digest.update(tensor_hash(a).bytes);
-        ops::Verdict v = ops::compare(a, r, rep.cls, o.tier);
-        row.elements += v.count;
-        row.max_ulp = std::max(row.max_ulp, v.max_ulp);
-        std::uint64_t differing = 0, payload = 0;
-        count_bit_differences(a, r, row, differing, payload);
+        OutputCheck chk = check_output(a, r, rep.cls, rep.judged_tier, row, true);
+        if (!chk.pass && flushes) {
+          // Results flushed: differences below the smallest normal are flushing's.
+          OutputCheck f = check_output(absorb_subnormal_differences(a, r), r, rep.cls, rep.judged_tier, row, false);
+          if (!f.pass && any_subnormals(c->inputs)) {
+            // Operands flushed: the reference on the operands as the device read them.
+            if (!tried_flushed_ref) {
+              tried_flushed_ref = true;
+              std::vector<ops::HostTensor> fin;
+              for (const auto& t : c->inputs) fin.push_back(flush_subnormals(t));
+              DiagnosticSink quiet;
+              flushed_ref = ops::evaluate(op, fin, c->attrs, quiet, ops::EvalOptions{ops::Tier::prod});
+            }
+            if (flushed_ref && k < flushed_ref->size()) {
+              const ops::HostTensor& fr = (*flushed_ref)[k];
+              f = check_output(absorb_subnormal_differences(a, fr), fr, rep.cls, rep.judged_tier, row, false);
+            }
+          }
+          if (f.pass) {
+            chk.pass = true;
+            case_flushed = true;
+          }
+        }
+        row.elements += chk.verdict.count;
+        row.max_ulp = std::max(row.max_ulp, chk.verdict.max_ulp);
+        if (chk.pass) continue;
         std::string out = got->size() > 1 ? " output " + std::to_string(k) : "";
-        if (!v.pass) {
-          fail(where + out + ": " + v.summary());
-        } else if (v.thresholds.bitwise && differing > 0) {
-          fail(where + out + ": " + std::to_string(differing) + " element(s) differ in their bits" +
-               (payload ? " (" + std::to_string(payload) + " NaN(s) with a non-canonical payload or sign)" : ""));
+        if (!chk.verdict.pass) {
+          fail(where + out + ": " + chk.verdict.summary());
+        } else {
+          fail(where + out + ": " + std::to_string(chk.differing) + " element(s) differ in their bits" +
+               (chk.payload ? " (" + std::to_string(chk.payload) + " NaN(s) with a non-canonical payload or sign)" : ""));
         }
       }
+      if (case_flushed) ++row.flushed_cases;
     }
+    // Every case refused for a capability the device lacks: the row is not supported here.
+    if (row.verdict == RowVerdict::pass && row.cases > 0 && row.unsupported_cases == row.cases) row.verdict = RowVerdict::unsupported;
     rep.rows.push_back(std::move(row));
   }
   if (std::all_of(rep.rows.begin(), rep.rows.end(), [](const RowResult& r) { return r.verdict == RowVerdict::unclaimed; }))

@@ -1,10 +1,13 @@
 // Conformance of one backend against the reference: for each op and each dtype the backend
 // must cover, generated cases (case_gen.h) run on the backend and are compared with the
-// reference's outputs under the op's tolerance class for the tier (ops::compare). A class
-// that is bit-exact also requires the raw bytes to match, so a NaN with a non-canonical
-// payload fails (docs/semantics.md §2: every output NaN is canonical). A missing kernel,
-// a case the backend refuses, or a case the generator cannot build is a failure, never a
-// skip.
+// reference's outputs under the class the backend's agreement declares (ops::compare):
+// for an exact-capable backend the op's class for the tier; for one that is not (webgpu)
+// the op's prod class resolved for tier prod (OpBackend::agreement_class). A class that is
+// bit-exact also requires the raw bytes to match, so a NaN with a non-canonical payload
+// fails (docs/semantics.md §2: every output NaN is canonical). A missing kernel, a case the
+// backend refuses, or a case the generator cannot build is a failure, never a skip; a dtype
+// or value the backend declares its device cannot hold (f64, 64-bit integers beyond 32 bits
+// on WebGPU) is "not supported on this device", named with its code, neither pass nor fail.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +32,9 @@ struct ConformOptions {
 };
 
 // unclaimed: a dtype the backend does not claim, with ConformOptions::claimed_only (not a failure).
-enum class RowVerdict { pass, fail, missing, unclaimed };
+// unsupported: a dtype the device cannot hold (OpBackend::unsupported_dtype), or a row whose
+// every case was refused by a capability code; neither pass nor fail, and no receipt covers it.
+enum class RowVerdict { pass, fail, missing, unclaimed, unsupported };
 std::string_view row_verdict_name(RowVerdict v);
 
 // One (op, dtype) row of the report.
@@ -41,15 +46,22 @@ struct RowResult {
   std::uint64_t differing = 0;      // output elements whose bits differ from the reference's
   std::uint64_t nan_payload = 0;    // of those: NaN on both sides, payload or sign differs
   double max_ulp = 0;
+  std::size_t unsupported_cases = 0;  // refused with a capability code: not supported on this device
+  std::size_t flushed_cases = 0;      // agreed only with subnormals read as zero (flushing devices)
   std::string failure;              // first failure: what, on which case
+  std::string unsupported;          // "A0010 ..." for the first case (or the dtype) not supported
 };
 
 struct OpReport {
   std::string op;
   std::string backend;
-  ops::TolClass cls = ops::TolClass::exact;
-  ops::Tier tier = ops::Tier::debug;
+  ops::TolClass cls = ops::TolClass::exact;  // the class the outputs were judged by
+  ops::Tier tier = ops::Tier::debug;         // the tier the run asked for
+  ops::Tier judged_tier = ops::Tier::debug;  // the tier whose thresholds resolved `cls`
   std::string thresholds;  // the f32 row of the tolerance table, for the report
+  // How the class was chosen: "op class for tier debug (exact-capable backend)", or
+  // "backend-declared: prod class (not exact-capable); subnormals read as zero".
+  std::string agreement;
   std::string kernel_hash;
   std::vector<RowResult> rows;
   // SHA3 over the tensor hashes of every output the backend produced, in case order: equal
@@ -63,6 +75,10 @@ struct OpReport {
 
 // Does `backend` claim a kernel for (op, dtype)? (Ops without type variables: any entry.)
 bool claims_kernel(const runtime::OpBackend& backend, const ops::OpDef& op, std::optional<DType> dtype);
+
+// How a backend's results are judged: "each op's class for tier debug (exact-capable backend)"
+// or the backend-declared agreement of one that is not.
+std::string agreement_description(const runtime::OpBackend& backend, ops::Tier tier);
 
 OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const ConformOptions& options);
 

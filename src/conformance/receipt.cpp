@@ -6,12 +6,15 @@
 namespace rung::conformance {
 
 namespace {
-constexpr std::string_view kMagic = "rung.receipt.v1";
+// v2 adds the tier whose thresholds resolved the class, the thresholds and the agreement
+// (how the class was chosen); v1 receipts still decode (those fields empty, class tier = tier).
+constexpr std::string_view kMagic = "rung.receipt.v2";
+constexpr std::string_view kMagicV1 = "rung.receipt.v1";
 }
 
 std::vector<std::uint8_t> ConformanceReceipt::encode() const {
   CanonicalWriter w;
-  w.str(kMagic);
+  w.str(format >= 2 ? kMagic : kMagicV1);
   w.str(op);
   w.u16(op_id);
   w.str(backend);
@@ -20,6 +23,11 @@ std::vector<std::uint8_t> ConformanceReceipt::encode() const {
   w.hash(profile.hash());
   w.u8(static_cast<std::uint8_t>(tier));
   w.u8(static_cast<std::uint8_t>(cls));
+  if (format >= 2) {
+    w.u8(static_cast<std::uint8_t>(class_tier));
+    w.str(thresholds);
+    w.str(agreement);
+  }
   w.u64(cases);
   w.u64(seed);
   w.boolean(pass);
@@ -35,13 +43,18 @@ std::optional<ConformanceReceipt> ConformanceReceipt::decode(std::span<const std
     error = what + " at byte " + std::to_string(r.file_offset());
     return std::nullopt;
   };
-  if (!read_str(r, magic) || magic != kMagic) return bad("not a receipt (" + std::string(kMagic) + " expected)");
+  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV1)) return bad("not a receipt (" + std::string(kMagic) + " expected)");
+  c.format = magic == kMagic ? 2 : 1;
   Hash256 profile_hash;
   std::uint8_t tier, cls, pass;
   if (!read_str(r, c.op) || !r.u16(c.op_id) || !read_str(r, c.backend) || !read_str(r, c.kernel_hash)) return bad("truncated header");
   if (!read_profile(r, c.profile) || !r.hash(profile_hash)) return bad("malformed device profile");
   if (profile_hash != c.profile.hash()) return bad("device profile hash does not match the profile");
   if (!r.u8(tier) || tier > 2 || !r.u8(cls) || cls > 3) return bad("bad tier or tolerance class");
+  std::uint8_t class_tier = tier;
+  if (c.format >= 2 && (!r.u8(class_tier) || class_tier > 2 || !read_str(r, c.thresholds) || !read_str(r, c.agreement)))
+    return bad("bad class tier, thresholds or agreement");
+  c.class_tier = static_cast<ops::Tier>(class_tier);
   if (!r.u64(c.cases) || !r.u64(c.seed) || !r.u8(pass) || pass > 1 || !read_str(r, c.date)) return bad("truncated body");
   if (!r.at_end()) return bad("trailing bytes");
   c.tier = static_cast<ops::Tier>(tier);
@@ -53,7 +66,8 @@ std::optional<ConformanceReceipt> ConformanceReceipt::decode(std::span<const std
 nlohmann::json ConformanceReceipt::to_json() const {
   return {{"id", id().hex()}, {"op", op}, {"op_id", op_id}, {"backend", backend}, {"kernel_hash", kernel_hash},
           {"device", profile.to_string()}, {"device_profile_hash", profile.hash().hex()}, {"tier", ops::tier_name(tier)},
-          {"class", ops::tol_class_name(cls)}, {"cases", cases}, {"seed", seed}, {"result", pass ? "pass" : "fail"}, {"date", date}};
+          {"class", ops::tol_class_name(cls)}, {"class_tier", ops::tier_name(class_tier)}, {"thresholds_f32", thresholds},
+          {"agreement", agreement}, {"cases", cases}, {"seed", seed}, {"result", pass ? "pass" : "fail"}, {"date", date}};
 }
 
 ConformanceReceipt receipt_for(const OpReport& report, const ops::OpDef& op, const runtime::DeviceProfile& profile,
@@ -66,6 +80,9 @@ ConformanceReceipt receipt_for(const OpReport& report, const ops::OpDef& op, con
   r.profile = profile;
   r.tier = report.tier;
   r.cls = report.cls;
+  r.class_tier = report.judged_tier;
+  r.thresholds = report.thresholds;
+  r.agreement = report.agreement;
   r.cases = report.cases();
   r.seed = options.seed;
   r.pass = report.pass();

@@ -26,11 +26,15 @@ struct ConformanceReceipt {
   std::string kernel_hash;
   runtime::DeviceProfile profile;
   ops::Tier tier = ops::Tier::debug;
-  ops::TolClass cls = ops::TolClass::exact;
+  ops::TolClass cls = ops::TolClass::exact;  // the class the outputs were judged by
+  ops::Tier class_tier = ops::Tier::debug;   // whose thresholds resolved it (prod for webgpu)
+  std::string thresholds;                    // the f32 thresholds, as the report printed them
+  std::string agreement;                     // how the class was chosen (conformance::agreement_description)
   std::uint64_t cases = 0;
   std::uint64_t seed = 0;
   bool pass = false;
   std::string date;  // UTC, ISO 8601
+  int format = 2;    // 1: decoded from a rung.receipt.v1 file (no class tier, thresholds, agreement)
 
   std::vector<std::uint8_t> encode() const;
   // nullopt with `error` naming the byte offset when the bytes are not a receipt.

@@ -15,9 +15,12 @@ constexpr std::string_view kTensorMagic = "rung.tensor.v1";
 constexpr std::uint64_t kMaxItems = 1 << 16;
 }  // namespace
 
-void set_reproducibility(RunRecord& r) {
-  r.replayable = r.tier == "debug" || r.tolerance == "exact";
-  r.convergence_class = r.replayable ? "" : (r.tolerance.empty() ? "default" : r.tolerance);
+void set_reproducibility(RunRecord& r, bool exact_capable) {
+  r.replayable = exact_capable && (r.tier == "debug" || r.tolerance == "exact");
+  // A backend that is not exact-capable runs a program declaring `exact` convergent within
+  // `default`, the class of composites (its ops are each judged by their own prod class).
+  bool named = !r.tolerance.empty() && r.tolerance != "exact";
+  r.convergence_class = r.replayable ? "" : (named ? r.tolerance : "default");
 }
 
 std::vector<std::uint8_t> RunRecord::encode() const {

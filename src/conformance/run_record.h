@@ -78,8 +78,9 @@ struct RunRecord {
   std::string to_text() const;
 };
 
-// Replayable when debug or class exact; otherwise convergent with the class.
-void set_reproducibility(RunRecord& r);
+// Replayable when debug or class exact on an exact-capable backend; otherwise convergent
+// with the class (the declared one, `default` when that was `exact`).
+void set_reproducibility(RunRecord& r, bool exact_capable = true);
 
 // A tensor as stored in the store: "rung.tensor.v1", u8 dtype, u32 rank, u64 extents, bytes.
 std::vector<std::uint8_t> encode_tensor(const ops::HostTensor& t);

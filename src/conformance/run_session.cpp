@@ -90,7 +90,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   r.receipts = receipts_;
   r.decisions = policy_->decisions();
   r.transfers = backend_->transfers();
-  set_reproducibility(r);
+  set_reproducibility(r, backend_->exact_capable());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     RecordedOutput o;
     o.name = i < output_names.size() ? output_names[i] : "out" + std::to_string(i);

@@ -23,7 +23,15 @@ Hash256 SuiteResult::outputs_digest() const {
   return h.finish();
 }
 
-std::size_t SuiteResult::failed() const { return reports.size() - passed() - missing(); }
+static bool all_unsupported(const OpReport& r) {
+  return !r.rows.empty() && std::all_of(r.rows.begin(), r.rows.end(), [](const RowResult& x) { return x.verdict == RowVerdict::unsupported; });
+}
+
+std::size_t SuiteResult::unsupported() const {
+  return static_cast<std::size_t>(std::count_if(reports.begin(), reports.end(), all_unsupported));
+}
+
+std::size_t SuiteResult::failed() const { return reports.size() - passed() - missing() - unsupported(); }
 
 SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const ops::OpDef*>& ops_in, const ConformOptions& options,
                           const Store* store, DiagnosticSink& diags, const std::function<void(const OpReport&)>& on_op) {
@@ -52,12 +60,13 @@ static std::string fmt_ulp(double u) {
   return b;
 }
 
-std::string suite_table_header(const runtime::DeviceProfile& profile) {
+std::string suite_table_header(const runtime::DeviceProfile& profile, const std::string& agreement) {
   // The profile line is long (every capability), so it is concatenated, not formatted into a
   // fixed buffer that would cut it and its newline off.
   std::string out = "device  " + profile.to_string() + "\n        profile " + profile.hash().short_hex(16) + "\n";
+  if (!agreement.empty()) out += "agreement " + agreement + "\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6s %10s %10s  %s\n", "op", "dtype", "class", "cases", "max ulp", "diff elems", "verdict");
+  std::snprintf(line, sizeof line, "%-16s %-6s %-13s %6s %10s %10s  %s\n", "op", "dtype", "class", "cases", "max ulp", "diff elems", "verdict");
   return out + line;
 }
 
@@ -65,9 +74,14 @@ std::string suite_table_rows(const OpReport& r) {
   std::string out;
   char line[512];
   for (const auto& row : r.rows) {
-    std::snprintf(line, sizeof line, "%-16s %-6s %-8s %6zu %10s %10llu  %s\n", r.op.c_str(), row.dtype.c_str(),
-                  std::string(ops::tol_class_name(r.cls)).c_str(), row.cases, fmt_ulp(row.max_ulp).c_str(),
-                  static_cast<unsigned long long>(row.differing), std::string(row_verdict_name(row.verdict)).c_str());
+    // The class with the tier whose thresholds it resolved to ("tight/prod").
+    std::string cls = std::string(ops::tol_class_name(r.cls)) + "/" + std::string(ops::tier_name(r.judged_tier));
+    std::string verdict(row_verdict_name(row.verdict));
+    if (row.unsupported_cases && row.verdict != RowVerdict::unsupported)
+      verdict += " (" + std::to_string(row.unsupported_cases) + " case(s) not supported on this device)";
+    if (row.flushed_cases) verdict += " (" + std::to_string(row.flushed_cases) + " with subnormals as zero)";
+    std::snprintf(line, sizeof line, "%-16s %-6s %-13s %6zu %10s %10llu  %s\n", r.op.c_str(), row.dtype.c_str(), cls.c_str(),
+                  row.cases, fmt_ulp(row.max_ulp).c_str(), static_cast<unsigned long long>(row.differing), verdict.c_str());
     out += line;
   }
   return out;
@@ -77,19 +91,28 @@ std::string suite_table_footer(const SuiteResult& s) {
   std::string out;
   for (const auto& r : s.reports)
     for (const auto& row : r.rows)
-      if (row.verdict != RowVerdict::pass && row.verdict != RowVerdict::unclaimed) out += "  " + r.op + " " + row.dtype + ": " + row.failure + "\n";
+      if (row.verdict == RowVerdict::fail || row.verdict == RowVerdict::missing) out += "  " + r.op + " " + row.dtype + ": " + row.failure + "\n";
+  std::size_t unsupported_rows = 0;
+  for (const auto& r : s.reports)
+    for (const auto& row : r.rows)
+      if (row.verdict == RowVerdict::unsupported || row.unsupported_cases) {
+        ++unsupported_rows;
+        out += "  " + r.op + " " + row.dtype + ": not supported on this device: " + row.unsupported + "\n";
+      }
   std::size_t cases = 0;
   for (const auto& r : s.reports) cases += r.cases();
   char line[512];
-  std::snprintf(line, sizeof line, "%zu ops: %zu pass, %zu fail, %zu missing a kernel; %zu cases; %zu receipts written\n",
-                s.reports.size(), s.passed(), s.failed(), s.missing(), cases, s.receipts.size());
+  std::snprintf(line, sizeof line,
+                "%zu ops: %zu pass, %zu fail, %zu missing a kernel, %zu not supported on this device; %zu cases; %zu rows with "
+                "dtypes or cases not supported on this device; %zu receipts written\n",
+                s.reports.size(), s.passed(), s.failed(), s.missing(), s.unsupported(), cases, unsupported_rows, s.receipts.size());
   out += line;
   out += "outputs digest " + s.outputs_digest().hex() + "\n";
   return out;
 }
 
 std::string suite_table(const SuiteResult& s) {
-  std::string out = suite_table_header(s.profile);
+  std::string out = suite_table_header(s.profile, s.reports.empty() ? std::string() : s.reports.front().agreement);
   for (const auto& r : s.reports) out += suite_table_rows(r);
   return out + suite_table_footer(s);
 }
@@ -99,7 +122,8 @@ nlohmann::json suite_json(const SuiteResult& s) {
   for (const auto& r : s.reports) reports.push_back(r.to_json());
   for (const auto& [op, id] : s.receipts) receipts[op] = id.hex();
   return {{"device", s.profile.to_string()}, {"device_profile_hash", s.profile.hash().hex()},
-          {"summary", {{"ops", s.reports.size()}, {"pass", s.passed()}, {"fail", s.failed()}, {"missing", s.missing()}}},
+          {"summary", {{"ops", s.reports.size()}, {"pass", s.passed()}, {"fail", s.failed()}, {"missing", s.missing()},
+                       {"unsupported", s.unsupported()}}},
           {"pass", s.pass()}, {"outputs_digest", s.outputs_digest().hex()}, {"reports", reports}, {"receipts", receipts}};
 }
 

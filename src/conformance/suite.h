@@ -19,7 +19,10 @@ struct SuiteResult {
   std::size_t passed() const;
   std::size_t failed() const;   // ran and failed (wrong bits, refusals)
   std::size_t missing() const;  // at least one row without a kernel
-  bool pass() const { return !reports.empty() && passed() == reports.size(); }
+  std::size_t unsupported() const;  // every row not supported on this device (neither pass nor fail)
+  // Every op passes or is not supported on this device at all (never a failure or a missing
+  // kernel), and at least one passes.
+  bool pass() const { return passed() > 0 && passed() + unsupported() == reports.size(); }
   Hash256 outputs_digest() const;  // over the ops' digests, in report order
 };
 
@@ -40,7 +43,8 @@ namespace rung::conformance {
 std::string suite_table(const SuiteResult& s);
 // The table's pieces, for printing it while the suite runs: the device and column header,
 // one op's rows, and the failures with the summary.
-std::string suite_table_header(const runtime::DeviceProfile& profile);
+// `agreement` (OpReport::agreement) says how the classes were chosen; empty: no line.
+std::string suite_table_header(const runtime::DeviceProfile& profile, const std::string& agreement = {});
 std::string suite_table_rows(const OpReport& r);
 std::string suite_table_footer(const SuiteResult& s);
 nlohmann::json suite_json(const SuiteResult& s);

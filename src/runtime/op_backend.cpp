@@ -3,6 +3,8 @@
 #include "backends/reference/interpreter.h"
 #include "base/canonical.h"
 
+#include <set>
+
 namespace rung::runtime {
 
 Hash256 DeviceProfile::hash() const {
@@ -30,6 +32,35 @@ std::string DeviceProfile::to_string() const {
     s += ")";
   }
   return s;
+}
+
+bool is_bit_copy_op(std::string_view op) {
+  static const std::set<std::string_view> copies = {
+      "reshape", "transpose", "broadcast_to", "expand_like", "slice", "concat", "pad", "gather", "embedding", "where",
+      "zeros_like", "ones_like", "one_hot", "csr_to_dense", "csr_from_dense", "iota"};
+  return copies.count(op) > 0;
+}
+
+static bool may_produce_float(const ops::OpDef& op) {
+  for (const auto& r : op.results) {
+    if (r.type.rfind("attr:", 0) == 0) return true;  // cast: the dtype is an attribute
+    for (const auto& tv : op.type_vars)
+      if (tv.name == r.type)
+        for (DType t : {DType::f32, DType::f16, DType::bf16, DType::f64})
+          if (tv.allowed.contains(t)) return true;
+    if (auto t = dtype_from_name(r.type); t && dtype_info(*t).is_float) return true;
+  }
+  return false;
+}
+
+ops::TolClass convergent_class(const ops::OpDef& op) {
+  ops::TolClass c = op.tolerance.prod;
+  if (c == ops::TolClass::exact && may_produce_float(op) && !is_bit_copy_op(op.name)) c = ops::TolClass::tight;
+  return c;
+}
+
+ops::TolClass OpBackend::agreement_class(const ops::OpDef& op, ops::Tier tier) const {
+  return exact_capable() ? op.tolerance.in(tier) : convergent_class(op);
 }
 
 const ops::KernelEntry* OpBackend::kernel(const ops::OpDef& op, DType dtype) const {

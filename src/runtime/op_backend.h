@@ -47,6 +47,15 @@ struct TransferCounts {
   std::uint64_t uploads = 0, downloads = 0;
 };
 
+// The class a backend that is not exact-capable is judged by for `op`: the op's prod class,
+// except that an op declared `exact` whose results may be floats computed by arithmetic is
+// `tight` (WGSL division, fma and subnormals are the device's). Integer and bool results and
+// bit copies (reshape, gather, where, ...: every float result is an input element or a
+// constant) stay `exact`.
+ops::TolClass convergent_class(const ops::OpDef& op);
+// Ops whose float results are bit copies of input elements or of constants.
+bool is_bit_copy_op(std::string_view op);
+
 class OpBackend {
  public:
   virtual ~OpBackend() = default;
@@ -63,6 +72,35 @@ class OpBackend {
   // One op on host tensors; same contract as ops::evaluate (diagnostics, never a crash).
   virtual std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
                                                              const AttrMap& attrs, DiagnosticSink& diags) = 0;
+
+  // --- Agreement with the reference (SEMANTICS: replayable vs convergent) ---
+  // Exact-capable: in tier debug this backend gives the reference's bits on every device
+  // (cpu, cuda, the reference). A backend that is not (webgpu: WGSL leaves division, fma
+  // fusion and subnormals to the device) is judged by each op's class resolved for tier prod
+  // (`agreement_class`), its runs are convergent, and bit-exactness across devices is refused.
+  virtual bool exact_capable() const { return true; }
+  // The class results are judged by for `op` when the run asks for `tier`. Exact-capable:
+  // the op's own class for the tier. Otherwise `convergent_class(op)` (prod's class, never
+  // `exact` for arithmetic on floats).
+  virtual ops::TolClass agreement_class(const ops::OpDef& op, ops::Tier tier) const;
+  // The tier whose thresholds resolve that class: `tier` itself, or prod for a backend that
+  // is not exact-capable (its kernels are the same in every tier).
+  ops::Tier agreement_tier(ops::Tier tier) const { return exact_capable() ? tier : ops::Tier::prod; }
+  // The device may treat subnormal operands and results as zero of the same sign (WGSL
+  // permits it; SwiftShader does): conformance then also accepts the reference's result on
+  // the flushed operands, compared with subnormals read as zero.
+  virtual bool flushes_subnormals() const { return false; }
+  // A dtype the device cannot hold at all (f64, i64, u64 on WebGPU): "CODE reason", or empty.
+  // Rows of such dtypes are `unsupported` (not supported on this device), not a missing kernel.
+  virtual std::string unsupported_dtype(DType) const { return {}; }
+  // Whether the device can hold tensors of `t` at all (WebGPU: not f64; i64 and u64 are held
+  // in 32 bits where a kernel claims them). The execution policy sends a region holding a
+  // dtype the device cannot hold to the declared fallback.
+  virtual bool holds_dtype(DType) const { return true; }
+  // A diagnostic code by which the backend refuses data its device cannot represent (a
+  // 64-bit value beyond 32 bits on WebGPU): such a case is "not supported on this device",
+  // never a wrong result. Any other refusal of a case the reference accepts is a failure.
+  virtual bool is_capability_refusal(std::string_view /*code*/) const { return false; }
 
   // The memory the device offers a run (bytes), for the planner's verdicts when no --budget
   // is given; nullopt when the backend cannot tell.

@@ -65,7 +65,7 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
   if (!a.json) {
     std::printf("conform  backend %s, tier %s, %zu cases per (op, dtype), seed %llu\n", a.backend.c_str(), a.tier.c_str(), a.cases,
                 static_cast<unsigned long long>(a.seed));
-    std::fputs(conformance::suite_table_header(backend->profile()).c_str(), stdout);
+    std::fputs(conformance::suite_table_header(backend->profile(), conformance::agreement_description(*backend, o.tier)).c_str(), stdout);
     std::fflush(stdout);
     on_op = [](const conformance::OpReport& r) {
       std::fputs(conformance::suite_table_rows(r).c_str(), stdout);
@@ -79,6 +79,7 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
     j["tier"] = a.tier;
     j["seed"] = a.seed;
     j["cases_per_row"] = a.cases;
+    j["agreement"] = conformance::agreement_description(*backend, o.tier);
     j["store"] = store.root();
     std::cout << j.dump(2) << "\n";
   } else {

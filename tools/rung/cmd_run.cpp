@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "backends/reference/memory_meter.h"
+#include "conformance/harness.h"
 #include "conformance/run_session.h"
 #include "plan/memory_plan.h"
 #include "plan/size.h"
@@ -96,16 +97,23 @@ int run(const RunArgs& a, const GlobalOptions& global) {
 
   auto op_backend = runtime::backend_registry().create(a.backend, *tier, diags);
   if (!op_backend) return report(diags, sources, global);
-  // A backend whose bits differ between devices refuses a request for bit-exact agreement.
-  if (program->determinism.tolerance == "exact") {
-    auto facts = op_backend->profile().facts;
-    if (auto it = facts.find("bit_exact_across_devices"); it != facts.end() && it->second == "no") {
-      diags.error("A0020", "tolerance `exact` asks for the same bits on every device, which backend `" + a.backend + "` cannot give")
-          .note("on WebGPU, tier " + tier_name + " means fixed order and bit-stable on one device; agreement "
-                "with the reference is each op's tolerance class (docs/backend-webgpu.md)")
-          .note("for bit-exact results use --backend cpu or reference; to accept convergent results, --tolerance default");
+  // A backend that is not exact-capable (webgpu) refuses an explicit request for bit-exact
+  // agreement (`--tolerance exact`); a program that merely declares `tolerance exact` or tier
+  // debug runs convergent, judged per op by the backend-declared agreement, and says so.
+  if (!op_backend->exact_capable()) {
+    std::string why = "backend `" + a.backend + "` is not exact-capable: its bits can differ between devices (" +
+                      conformance::agreement_description(*op_backend, *tier) + ")";
+    if (a.load.tolerance == "exact") {
+      diags.error("A0020", "--tolerance exact asks for the same bits on every device, which backend `" + a.backend + "` cannot give")
+          .note(why)
+          .note("for bit-exact results use --backend cpu or reference; without --tolerance exact the run is convergent");
       return report(diags, sources, global);
     }
+    if (program->determinism.tolerance == "exact" || tier_name == "debug")
+      diags.warning("A0021", "`" + program->module + "` declares tier " + tier_name + ", tolerance " +
+                                 program->determinism.tolerance + "; on backend `" + a.backend + "` the run is convergent, not replayable")
+          .note(why)
+          .note("the run record says `convergent` and names its class; --backend cpu or reference replays bit for bit");
   }
   // The policy checks receipts and decides each region's placement; the record keeps both.
   conformance::Store store;
@@ -204,11 +212,14 @@ int run(const RunArgs& a, const GlobalOptions& global) {
                   static_cast<unsigned long long>(t->from_device_bytes), static_cast<unsigned long long>(t->downloads));
   }
   // Backends that cannot replay bits across devices say what a run is (convergent) and name the class.
-  auto run_facts = op_backend->profile().facts;
   std::string repro;
-  if (auto it = run_facts.find("reproducibility"); it != run_facts.end())
-    repro = it->second + "; agreement with the reference within each op's tolerance class (declared: " +
-            program->determinism.tolerance + ") on " + op_backend->profile().device;
+  if (!op_backend->exact_capable()) {
+    const auto& rec = session->record();
+    repro = std::string(rec.replayable ? "replayable" : "convergent (class " + rec.convergence_class + ")");
+    const runtime::DeviceProfile prof = op_backend->profile();
+    if (auto it = prof.facts.find("reproducibility"); it != prof.facts.end()) repro += "; " + it->second;
+    repro += "; each op judged by " + conformance::agreement_description(*op_backend, *tier) + " on " + prof.device;
+  }
   if (!a.json && !repro.empty()) std::printf("reproducible %s\n", repro.c_str());
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     const auto& t = (*outputs)[i];

@@ -16,12 +16,16 @@ const std::map<std::string, std::pair<ops::TolClass, std::string>>& weaker_class
       {"rope", {ops::TolClass::default_,
                 "a' = a cos - b sin cancels: a 1-ulp difference in rung's f32 sin/cos (the reference's are correctly "
                 "rounded binary64 evaluations) becomes many ulps of a small result"}},
+      {"gelu", {ops::TolClass::default_,
+                "for x < -1.1 the result is 0.5 x e^(-x^2/2) CF(|x|/sqrt2): four rounded f32 factors, up to ~6 ulp where the "
+                "reference rounds once from binary64"}},
   };
   return m;
 }
 
-ops::TolClass tolerance_class(const ops::OpDef& op, ops::Tier tier) {
-  ops::TolClass c = tier == ops::Tier::debug ? op.tolerance.prod : op.tolerance.in(tier);
+ops::TolClass tolerance_class(const ops::OpDef& op, ops::Tier /*tier*/) {
+  // Not exact-capable: the op's prod class in every tier (runtime::convergent_class).
+  ops::TolClass c = runtime::convergent_class(op);
   if (auto it = weaker_classes().find(op.name); it != weaker_classes().end() && it->second.first > c) c = it->second.first;
   return c;
 }
@@ -45,6 +49,32 @@ class WebGpuBackend final : public runtime::OpBackend {
   ops::Backend id() const override { return ops::Backend::webgpu; }
   ops::Tier tier() const override { return tier_; }
 
+  // WGSL leaves division, fma fusion and subnormals to the device: agreement with the
+  // reference is each op's tolerance class, never bits across devices.
+  bool exact_capable() const override { return false; }
+  ops::TolClass agreement_class(const ops::OpDef& op, ops::Tier tier) const override { return tolerance_class(op, tier); }
+  bool flushes_subnormals() const override { return exec_.flushes_subnormals(); }
+  std::string unsupported_dtype(DType t) const override {
+    if (t == DType::f64) return "A0010 f64: WGSL has no binary64";
+    if (t == DType::i64 || t == DType::u64)
+      return "A0010 " + std::string(dtype_name(t)) + ": WGSL has no 64-bit integers (held in 32 bits where the kernel claims the dtype)";
+    return {};
+  }
+  bool holds_dtype(DType t) const override { return device_representable(t); }
+  bool is_capability_refusal(std::string_view code) const override { return code == "A0010"; }
+
+  // The emitter's dtype set describes the op's first operand. Where that operand is not of
+  // the first type variable (where: a bool condition; CSR ops: index arrays), a row's dtype
+  // (the variable's) is covered by the kernel whenever the device can hold it.
+  const ops::KernelEntry* kernel(const ops::OpDef& op, DType dtype) const override {
+    const ops::KernelEntry* k = ops::op_registry().kernel(op.id, id());
+    if (!k) return nullptr;
+    if (k->dtypes.contains(dtype)) return k;
+    bool first_is_var0 = !op.operands.empty() && !op.type_vars.empty() && op.operands[0].type == op.type_vars[0].name;
+    if (!first_is_var0 && !op.type_vars.empty() && op.type_vars[0].allowed.contains(dtype) && device_representable(dtype)) return k;
+    return nullptr;
+  }
+
   runtime::DeviceProfile profile() const override {
     const DeviceInfo& i = dev_->info();
     const api::Limits& l = dev_->limits();
@@ -62,6 +92,7 @@ class WebGpuBackend final : public runtime::OpBackend {
     if (!i.icd.empty()) p.facts["vulkan_icd"] = i.icd;
     p.facts["bit_exact_across_devices"] = "no";
     p.facts["fma"] = exec_.fused_fma() ? "fused" : "emulated (fma_x: two-product + two-sum; this device rounds fma's product)";
+    p.facts["subnormals"] = exec_.flushes_subnormals() ? "flushed to zero" : "kept";
     p.facts["reproducibility"] = "convergent (fixed order, bit-stable on this device)";
     return p;
   }

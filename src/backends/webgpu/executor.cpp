@@ -53,6 +53,11 @@ std::optional<Program> program_for_types(const ops::OpDef& op, std::span<const T
   std::string error;
   auto p = generate(a, error);
   if (!p) {
+    if (error.rfind(kDeviceLacks, 0) == 0) {
+      diags.error("A0010", "not supported on this device: " + error.substr(kDeviceLacks.size()))
+          .note("the run's declared fallback (a host backend) can take it; `--backend cpu` gives the reference's bits");
+      return std::nullopt;
+    }
     diags.error("A0011", "no WebGPU kernel: " + error).note("`rung ops --missing webgpu` lists what the WebGPU backend lacks");
     return std::nullopt;
   }
@@ -93,6 +98,26 @@ bool Executor::probe_fused_fma(DiagnosticSink& diags) {
   float out = 0;
   if (!d_.download(b, 12, {reinterpret_cast<std::uint8_t*>(&out), 4}, diags)) return false;
   fused_fma_ = out == 0x1p-24f;
+  return probe_subnormals(diags);
+}
+
+bool Executor::probe_subnormals(DiagnosticSink& diags) {
+  // 2^-130 * 2^10 is 2^-120 (normal) when subnormal operands are kept; 2^-100 * 2^-30 is
+  // 2^-130 when subnormal results are. Either being 0 means the device flushes.
+  const std::string wgsl =
+      "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
+      "@compute @workgroup_size(1)\nfn main() { v[4] = v[0] * v[1]; v[5] = v[2] * v[3]; }\n";
+  float in[6] = {0x1p-130f, 0x1p10f, 0x1p-100f, 0x1p-30f, 0.0f, 0.0f};
+  GpuBuffer b = d_.create_buffer(sizeof in, diags);
+  if (!b) return false;
+  d_.upload(b, {reinterpret_cast<const std::uint8_t*>(in), sizeof in});
+  auto p = d_.pipeline(wgsl, diags);
+  if (!p) return false;
+  BufferRange r{&b, 0, 0};
+  if (!d_.dispatch(p, std::span(&r, 1), Workgroups{1, 1, 1}, diags)) return false;
+  float out[2] = {0, 0};
+  if (!d_.download(b, 16, {reinterpret_cast<std::uint8_t*>(out), 8}, diags)) return false;
+  flushes_subnormals_ = out[0] != 0x1p-120f || out[1] != 0x1p-130f;
   return true;
 }
 

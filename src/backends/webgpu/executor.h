@@ -49,6 +49,10 @@ class Executor {
   // is rounded first. Kernels then use WGSL's fma or fma_x (wgsl/library.cpp).
   bool probe_fused_fma(DiagnosticSink& diags);
   bool fused_fma() const { return fused_fma_; }
+  // Whether the device flushes subnormal f32 operands or results to zero (WGSL permits it);
+  // probed by probe_fused_fma, which calls it.
+  bool probe_subnormals(DiagnosticSink& diags);
+  bool flushes_subnormals() const { return flushes_subnormals_; }
 
  private:
   bool run_steps(const ops::OpDef& op, const Program& prog, const std::function<const GpuBuffer*(int)>& slot_buffer,
@@ -60,6 +64,7 @@ class Executor {
 
   Device& d_;
   bool fused_fma_ = true;
+  bool flushes_subnormals_ = false;
   std::map<std::string, std::shared_ptr<Program>> programs_;
   std::map<std::string, std::vector<TensorDesc>> out_types_;
 };

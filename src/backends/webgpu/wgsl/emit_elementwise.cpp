@@ -120,6 +120,11 @@ std::optional<Program> emit_compare(const KernelArgs& a, std::string& error) {
   if (auto it = ops.find(a.op.name); it != ops.end()) {
     cond = "a " + it->second + " b";
     m.title = a.op.name + " comparison (IEEE: false on NaN except ne)";
+    if (scalar_of(a.in[0].dtype) == Scalar::f32) {
+      // NaN decided on the bits: a compiler may assume no NaN and use ordered comparisons.
+      cond = a.op.name == "ne" ? "is_nan(a) || is_nan(b) || " + cond : "!is_nan(a) && !is_nan(b) && " + cond;
+      m.helpers.push_back("is_nan");
+    }
   } else {
     cond = logic.at(a.op.name);
     m.title = a.op.name;
@@ -185,7 +190,7 @@ std::optional<Program> emit_cast(const KernelArgs& a, std::string& error) {
   Scalar fs = scalar_of(from), ts = scalar_of(to);
   bool from_float = fs == Scalar::f32, from_bool = from == DType::boolean;
   if ((to == DType::i64 || to == DType::u64) && (from_float || from == DType::u32 || from == DType::u64)) {
-    error = std::string("cast to ") + std::string(dtype_info(to).name) + " from " + std::string(dtype_info(from).name) +
+    error = std::string(kDeviceLacks) + "cast to " + std::string(dtype_info(to).name) + " from " + std::string(dtype_info(from).name) +
             " needs 64-bit integers on the device (WGSL has none)";
     return std::nullopt;
   }
@@ -238,7 +243,8 @@ std::optional<Program> emit_cast(const KernelArgs& a, std::string& error) {
 void register_elementwise_emitters(std::map<std::string, EmitterEntry>& t) {
   for (const auto& [name, row] : unary_rows()) t[name] = {emit_unary, row.types};
   for (const auto& [name, row] : binary_rows()) t[name] = {emit_binary, row.types};
-  for (const char* n : {"eq", "ne", "lt", "le", "gt", "ge"}) t[n] = {emit_compare, kNumeric32};
+  for (const char* n : {"lt", "le", "gt", "ge"}) t[n] = {emit_compare, kNumeric32};
+  for (const char* n : {"eq", "ne"}) t[n] = {emit_compare, kNumeric32 | ops::kBool};  // bools held as 0u / 1u
   for (const char* n : {"logical_and", "logical_or", "logical_xor"}) t[n] = {emit_compare, ops::kBool};
   t["logical_not"] = {emit_logical_not, ops::kBool};
   t["where"] = {emit_where, ops::kBool};

@@ -201,7 +201,7 @@ std::optional<Program> emit_iota(const KernelArgs& a, std::string& error) {
 std::optional<Program> emit_arange(const KernelArgs& a, std::string& error) {
   Scalar s = scalar_of(a.out[0].dtype);
   if (s == Scalar::f32) {
-    error = "arange with a float dtype is defined in binary64 (start + i*step), which WGSL lacks";
+    error = std::string(kDeviceLacks) + "arange with a float dtype is defined in binary64 (start + i*step), which WGSL lacks";
     return std::nullopt;
   }
   double start = a.attrs.real("start"), step = a.attrs.real("step");

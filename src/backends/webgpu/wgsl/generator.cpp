@@ -27,12 +27,12 @@ std::optional<Program> generate(const KernelArgs& a, std::string& error) {
   }
   for (const auto& t : a.in)
     if (!device_representable(t.dtype)) {
-      error = std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
+      error = std::string(kDeviceLacks) + std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
       return std::nullopt;
     }
   for (const auto& t : a.out)
     if (!device_representable(t.dtype)) {
-      error = std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
+      error = std::string(kDeviceLacks) + std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
       return std::nullopt;
     }
   return it->second.emit(a, error);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/attrs.h"
@@ -27,6 +28,10 @@ enum class Scalar : std::uint8_t { f32, i32, u32 };
 
 Scalar scalar_of(DType t);                 // the WGSL word type of a device tensor
 std::string_view wgsl_type(Scalar s);      // "f32", "i32", "u32"
+// An emitter's error starting with this names something the device cannot represent (f64,
+// 64-bit integer arithmetic): the executor reports it as A0010 (not supported on this
+// device), not as a missing kernel (A0011).
+inline constexpr std::string_view kDeviceLacks = "device: ";
 bool device_representable(DType t);        // false for f64 (WGSL has no binary64)
 std::uint64_t device_words(DType t, const ops::Extents& shape);  // 32-bit words on the device
 

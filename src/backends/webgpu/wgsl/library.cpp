@@ -131,8 +131,10 @@ fn log_r(x0: f32) -> f32 {
   return (x + y) + 0.693359375f * fe;
 }
 )"};
-  L["sincos_r"] = {{"is_nan"}, R"(// sin and cos: reduction by pi/4 octants with pi/4 in three parts (accurate for |x| < 8192,
-// degrading beyond), minimax polynomials on [-pi/4, pi/4].
+  L["sincos_r"] = {{"is_nan", "df"}, R"(// sin and cos: below 8192 reduction by pi/4 octants with pi/4 in three parts; from 8192 on
+// Payne-Hanek in u32 arithmetic as the reference does it (x = M 2^E, the 128 bits of 2/pi
+// that matter for E give x 2/pi mod 4: quadrant and a 96-bit fraction f, r = f pi/2 carried
+// as hi + lo). Minimax polynomials on [-pi/4, pi/4].
 fn sincos_poly(z: f32, use_cos: bool) -> f32 {
   let zz = z * z;
   if (use_cos) {
@@ -140,9 +142,80 @@ fn sincos_poly(z: f32, use_cos: bool) -> f32 {
   }
   return ((-1.9515295891e-4f * zz + 8.3321608736e-3f) * zz - 1.6666654611e-1f) * zz * z + z;
 }
+// 32 bits of 2/pi from fraction bit `pos` (1-based; bits before the point are 0).
+fn two_over_pi_bits(pos: i32) -> u32 {
+  var T = array<u32, 10>(0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu,
+                         0xdebbc561u, 0xb7246e3au, 0u);
+  if (pos < 1) {
+    let sh = u32(1 - pos);
+    if (sh >= 32u) { return 0u; }
+    return T[0] >> sh;
+  }
+  let i = u32(pos - 1) / 32u;
+  let sh = u32(pos - 1) % 32u;
+  if (sh == 0u) { return T[i]; }
+  return (T[i] << sh) | (T[i + 1u] >> (32u - sh));
+}
+// a * b as (lo, hi) 32-bit words, from 16-bit limbs.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+// |x| >= 8192 (finite): the quadrant and r (hi, lo) with x = (4n + quadrant) pi/2 + r, |r| <= pi/4.
+fn reduce_ph(a: f32) -> vec3f {
+  let b = bitcast<u32>(a);
+  let E = i32(b >> 23u) - 127 - 23;
+  let M = (b & 0x7fffffu) | 0x800000u;
+  var p = array<u32, 4>(0u, 0u, 0u, 0u);
+  var carry = 0u;
+  for (var j = 3; j >= 0; j = j - 1) {
+    let t = mul_wide(M, two_over_pi_bits(E - 1 + 32 * j));
+    let lo = t.x + carry;
+    p[j] = lo;
+    carry = t.y + select(0u, 1u, lo < t.x);
+  }
+  var q = p[0] >> 30u;
+  var w0 = (p[0] << 2u) | (p[1] >> 30u);
+  var w1 = (p[1] << 2u) | (p[2] >> 30u);
+  var w2 = (p[2] << 2u) | (p[3] >> 30u);
+  let negative = (w0 >> 31u) != 0u;  // f >= 1/2: f - 1 and the next quadrant
+  if (negative) {
+    w2 = ~w2 + 1u;
+    w1 = ~w1 + select(0u, 1u, w2 == 0u);
+    w0 = ~w0 + select(0u, 1u, w2 == 0u && w1 == 0u);
+    q = (q + 1u) & 3u;
+  }
+  // Normalize the 96-bit fraction: f = (w0 w1 w2) 2^-96, top 48 bits as hi + lo.
+  var scale = 1.0f;
+  if (w0 == 0u) { w0 = w1; w1 = w2; w2 = 0u; scale = 2.3283064365386963e-10f; }
+  if (w0 == 0u) { w0 = w1; w1 = 0u; scale = scale * 2.3283064365386963e-10f; }
+  let lz = countLeadingZeros(w0);
+  if (lz > 0u && lz < 32u) { w0 = (w0 << lz) | (w1 >> (32u - lz)); w1 = w1 << lz; }
+  let unit = scale * bitcast<f32>(u32(127 - 32 - i32(lz)) << 23u);  // 2^(-32 - lz), times the word shifts
+  let fh = f32(w0 >> 8u) * (unit * 256.0f);
+  let fl = f32(((w0 & 0xffu) << 16u) | (w1 >> 16u)) * (unit * 1.52587890625e-5f);
+  let f = two_sum(fh, fl);
+  let r = two_prod(f.x, 1.57079637f);
+  let rl = r.y + (f.x * -4.37113883e-8f + f.y * 1.57079637f);
+  let z = two_sum(r.x, rl);
+  return vec3f(select(z.x, -z.x, negative), select(z.y, -z.y, negative), f32(q));
+}
 fn sincos_r(x: f32, want_cos: bool) -> f32 {
   if (is_nan(x) || (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
   let a = abs(x);
+  if (a >= 8192.0f) {
+    let red = reduce_ph(a);
+    let q = u32(red.z);
+    let z = red.x + red.y;
+    // sin: q0 sin, q1 cos, q2 -sin, q3 -cos; cos: q0 cos, q1 -sin, q2 -cos, q3 sin.
+    let qq = select(q, (q + 1u) & 3u, want_cos);
+    var r = sincos_poly(z, (qq & 1u) == 1u);
+    if (qq >= 2u) { r = -r; }
+    if (!want_cos && x < 0.0f) { r = -r; }
+    return r;
+  }
   var j = u32(a * 1.27323954473516f);
   var y = f32(j);
   if ((j & 1u) == 1u) { j = j + 1u; y = y + 1.0f; }
@@ -299,8 +372,34 @@ fn erfc_nr(z: f32) -> f32 {
   return t * exp_neg_sq(z) * exp_r(p);
 }
 )"};
-  L["pow_r"] = {{"is_nan", "exp_r", "log_r"}, R"(// pow with the C99 Annex F special cases; otherwise e^(y log|x|), negative for x < 0 and
-// odd integer y.
+  L["log_df"] = {{"df"}, R"(// log(x) in double-f32 (hi + lo, relative error ~2^-40) for finite x > 0: x = m 2^k with
+// m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1)/(m + 1) carried as hi + lo,
+// k ln2 with ln2 in two parts (k * LN2_HI exact).
+fn log_df(x0: f32) -> vec2f {
+  var b = bitcast<u32>(x0);
+  var k = 0;
+  if (b < 0x00800000u) { b = bitcast<u32>(x0 * 16777216.0f); k = -24; }  // subnormal: scale by 2^24
+  k = k + i32(b >> 23u) - 127;
+  var m = bitcast<f32>((b & 0x007fffffu) | 0x3f800000u);  // in [1, 2)
+  if (m > 1.41421354f) { m = m * 0.5f; k = k + 1; }
+  let f = m - 1.0f;                     // exact (Sterbenz)
+  let d = two_sum(m, 1.0f);             // m + 1
+  let sh = f / d.x;
+  let p = two_prod(sh, d.x);
+  let sl = (((f - p.x) - p.y) - sh * d.y) / d.x;  // f - sh (m + 1), divided: s's low part
+  let z = sh * sh;
+  let tail = sh * z * (0.666666667f + z * (0.4f + z * (0.285714286f + z * (0.222222222f + z * (0.181818182f +
+             z * (0.153846154f + z * 0.133333333f))))));
+  let lm = two_sum(2.0f * sh, 2.0f * sl + tail);
+  let fk = f32(k);
+  let kl = two_sum(fk * 0.693145751953125f, lm.x);
+  return two_sum(kl.x, (kl.y + lm.y) + fk * 1.42860677e-6f);
+}
+)"};
+  L["pow_r"] = {{"is_nan", "exp_r", "log_df", "df"}, R"(// pow with the C99 Annex F special cases; otherwise e^(y log|x|), negative for x < 0 and
+// odd integer y. The reference forms t = y log|x| in binary64: here t is carried in
+// double-f32 (an f32 t would carry |t| 2^-24 of absolute error into e^t: tens of ulps), and
+// e^(hi + lo) = e^hi + e^hi lo.
 fn is_int_f(y: f32) -> bool { return abs(y) >= 16777216.0f || trunc(y) == y; }
 fn is_odd_int_f(y: f32) -> bool { return abs(y) < 16777216.0f && trunc(y) == y && (i32(abs(y)) & 1) == 1; }
 fn pow_r(x: f32, y: f32) -> f32 {
@@ -322,9 +421,16 @@ fn pow_r(x: f32, y: f32) -> f32 {
     return select(r, -r, neg_sign && odd);
   }
   if (x < 0.0f && !is_int_f(y)) { return bitcast<f32>(0x7fc00000u); }
-  let t = y * log_r(ax);
+  let l = log_df(ax);
+  let t0 = y * l.x;  // far outside the range: decided before y * l could overflow in df_mul
   var r: f32;
-  if (t > 89.0f) { r = inf; } else if (t < -104.0f) { r = 0.0f; } else { r = exp_r(t); }
+  if (t0 > 90.0f) { r = inf; } else if (t0 < -105.0f) { r = 0.0f; } else {
+    let t = df_mul(vec2f(y, 0.0f), l);
+    if (t.x > 89.0f) { r = inf; } else if (t.x < -104.0f) { r = 0.0f; } else {
+      let e = exp_r(t.x);
+      r = e + e * t.y;
+    }
+  }
   return select(r, -r, x < 0.0f && odd);
 }
 )"};
@@ -352,7 +458,21 @@ fn f2u(x: f32, hi: f32, uhi: u32) -> u32 {
   L["rmul"] = {{}, R"(// A product the reference rounds on its own before an add. WGSL gives no way to forbid
 // contraction: a driver that fuses a*b + c into an fma (NVIDIA 580 on the H200 does, even
 // through bit operations) differs here by an ulp (bench/RESULTS.md); SwiftShader does not fuse.
-fn rmul(a: f32, b: f32) -> f32 { return a * b; }
+// inf * 0 and NaN operands are decided on the bits: a compiler may fold 0 * x to 0 (WGSL lets
+// it assume no inf/NaN), where the reference gives NaN for x = inf or NaN.
+fn rmul(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  let fa = (ua & 0x7f800000u) == 0x7f800000u;
+  let fb = (ub & 0x7f800000u) == 0x7f800000u;
+  if (fa || fb) {
+    let nan = (ua & 0x7fffffffu) > 0x7f800000u || (ub & 0x7fffffffu) > 0x7f800000u;
+    let inf_zero = (fa && (ub & 0x7fffffffu) == 0u) || (fb && (ua & 0x7fffffffu) == 0u);
+    if (nan || inf_zero) { return bitcast<f32>(0x7fc00000u); }
+    return bitcast<f32>(((ua ^ ub) & 0x80000000u) | 0x7f800000u);
+  }
+  return a * b;
+}
 )"};
   L["div_cr"] = {{"is_nan"}, R"(// Correctly rounded division (WGSL allows 2.5 ulp): the device's quotient, then of it and
 // its two neighbours the one with the smallest exact residual |a - q b| (an fma); a binary
@@ -404,13 +524,18 @@ fn sqrt_cr(x: f32) -> f32 {
 )"};
   L["fma_x"] = {{}, R"(// fma from exact steps, for devices whose fma rounds the product: Dekker's two-product
 // (a and b split into 12-bit halves) and Knuth's two-sum, then one final addition. Equal to
-// the fused result except in rare double-rounding cases (within 1 ulp).
+// the fused result except in rare double-rounding cases (within 1 ulp). Special values are
+// decided on the bits (WGSL lets a compiler assume there are no inf/NaN): a non-finite a or
+// b gives the IEEE a*b + c; a non-finite c with finite a, b is c itself (the exact product
+// is finite, though a*b rounded may overflow); a product that overflows only when rounded
+// is computed with the larger factor and c scaled by 2^-64.
 fn split12(a: f32) -> vec2f {
   let c = 4097.0f * a;
   let hi = c - (c - a);
   return vec2f(hi, a - hi);
 }
-fn fma_x(a: f32, b: f32, c: f32) -> f32 {
+fn nonfinite_x(v: f32) -> bool { return (bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u; }
+fn fma_core(a: f32, b: f32, c: f32) -> f32 {
   let p = a * b;
   let sa = split12(a);
   let sb = split12(b);
@@ -419,9 +544,21 @@ fn fma_x(a: f32, b: f32, c: f32) -> f32 {
   let bb = s - p;
   let se = (p - (s - bb)) + (c - bb);
   let r = s + (pe + se);
-  // Exact zeros and non-finite values: the plain operations' answer.
-  if (p == 0.0f || (bitcast<u32>(p) & 0x7f800000u) == 0x7f800000u || (bitcast<u32>(s) & 0x7f800000u) == 0x7f800000u) { return s; }
+  // Exact zeros, an overflowing sum, or a split that overflowed (|a| or |b| above ~2^115:
+  // 4097 a is inf, its halves NaN): the plain operations' answer, within 1 ulp.
+  if (p == 0.0f || nonfinite_x(s) || nonfinite_x(r)) { return s; }
   return r;
+}
+fn fma_x(a: f32, b: f32, c: f32) -> f32 {
+  if (nonfinite_x(a) || nonfinite_x(b)) { return a * b + c; }
+  if (nonfinite_x(c)) { return c; }
+  if (nonfinite_x(a * b)) {
+    let big_a = abs(a) >= abs(b);
+    let a2 = select(a, a * 5.42101086e-20f, big_a);
+    let b2 = select(b * 5.42101086e-20f, b, big_a);
+    return fma_core(a2, b2, c * 5.42101086e-20f) * 1.84467441e19f;
+  }
+  return fma_core(a, b, c);
 }
 )"};
   return L;
