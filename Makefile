@@ -47,8 +47,9 @@ fuzz-syntax: setup
 	@mkdir -p build-fuzz/corpus-syntax && cp -n examples/*.rung tests/syntax/cases/*.rung build-fuzz/corpus-syntax/ 2>/dev/null || true
 	build-fuzz/tests/fuzz/syntax_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-syntax
 
-# Cross-architecture check (scripts/test-arm64.sh): an aarch64 build under qemu-user must give
-# the x86-64 build's bits on the conformance suite and a debug-tier example.
+# Cross-architecture check (scripts/test-arm64.sh, docs/conformance.md): an aarch64 build under
+# qemu-user must give the x86-64 build's bits on the conformance suite and debug-tier examples.
+# It builds only `rung` (x86-64 and a lean aarch64 build); not part of `make test` (too slow for CI).
 .PHONY: test-arm64
-test-arm64: build
+test-arm64: configure
 	@scripts/test-arm64.sh $(BUILD) build-arm64

@@ -1,42 +1,65 @@
 #!/usr/bin/env bash
-# Cross-architecture check (`make test-arm64`): builds rung for aarch64 with Debian's cross
-# compiler, runs it under qemu-user, and checks that its results are the x86-64 build's bits:
-#   1. the conformance suite on the reference backend (and cpu when built): the digest of
-#      every output of every case must be equal;
-#   2. a debug-tier example (examples/center.workflow.json): equal output hashes.
-# Needs (Debian 12): g++-aarch64-linux-gnu qemu-user-static, and through multiarch
-# (dpkg --add-architecture arm64) libssl-dev:arm64 libgtest-dev:arm64.
+# Cross-architecture check (`make test-arm64`, docs/conformance.md): builds rung for aarch64
+# with Debian's cross compiler, runs it under qemu-user, and checks that its results are the
+# x86-64 build's bits:
+#   1. the conformance suite on the reference and cpu backends: the digest of every output of
+#      every case must be equal (on a difference, the ops whose digests differ are listed);
+#   2. the cpu suite again with Highway's dispatch pinned to other aarch64 targets by the
+#      emulated CPU (NEON only; SVE2 at 128-bit vectors; SVE2 at 512-bit vectors);
+#   3. debug-tier examples (a workflow, the transformer block, the MLP's 200 Adam steps) on
+#      reference and cpu at 1 and 2 threads: equal output hashes.
+# Installs what it needs when missing (Debian 12, root or sudo): g++-aarch64-linux-gnu,
+# qemu-user-static, and through multiarch libhwy-dev:arm64 and libssl-dev:arm64.
 # Usage: scripts/test-arm64.sh [X86_BUILD_DIR (default build)] [ARM_BUILD_DIR (default build-arm64)]
+#   RUNG_ARM64_CASES=N  cases per (op, dtype) for the conformance runs (default 3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 x86=${1:-$root/build}
 arm=${2:-$root/build-arm64}
 cases=${RUNG_ARM64_CASES:-3}
+start=$(date +%s)
 
-for tool in aarch64-linux-gnu-g++ qemu-aarch64-static; do
-  command -v $tool >/dev/null || { echo "test-arm64: $tool is missing (apt-get install g++-aarch64-linux-gnu qemu-user-static)"; exit 2; }
+# --- what the cross build needs -------------------------------------------------------
+installed() { [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]; }
+missing=()
+for p in g++-aarch64-linux-gnu qemu-user-static libhwy-dev:arm64 libssl-dev:arm64; do
+  installed "$p" || missing+=("$p")
 done
-[[ -f /usr/lib/aarch64-linux-gnu/libcrypto.so ]] || { echo "test-arm64: libssl-dev:arm64 is missing (dpkg --add-architecture arm64; apt-get install libssl-dev:arm64 libgtest-dev:arm64)"; exit 2; }
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "test-arm64: installing missing packages: ${missing[*]}"
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "test-arm64: need root (or sudo) to install: ${missing[*]}" >&2; exit 2; }
+    sudo=sudo
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  updated=0
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $sudo dpkg --add-architecture arm64
+    $sudo apt-get update -q
+    updated=1
+  fi
+  if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    [[ $updated == 1 ]] || $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
 
-cat > /tmp/rung-aarch64.cmake <<'TC'
-set(CMAKE_SYSTEM_NAME Linux)
-set(CMAKE_SYSTEM_PROCESSOR aarch64)
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE BOTH)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
-set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-TC
-
-[[ -x $x86/tools/rung/rung ]] || cmake --build "$x86" --target rung
-cmake -S "$root" -B "$arm" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_TOOLCHAIN_FILE=/tmp/rung-aarch64.cmake >/dev/null
+# --- builds: x86-64 `rung` (incremental) and a lean aarch64 `rung` (no tests, no GPU backends)
+cmake --build "$x86" --target rung
+[[ -f $arm/CMakeCache.txt ]] ||
+  cmake -S "$root" -B "$arm" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_TOOLCHAIN_FILE="$root/scripts/aarch64-linux-gnu.cmake" \
+    -DRUNG_TESTS=OFF -DRUNG_BACKEND_CUDA=OFF -DRUNG_BACKEND_WEBGPU=OFF >/dev/null
 cmake --build "$arm" --target rung
-file "$arm/tools/rung/rung" | grep -q aarch64 || { echo "test-arm64: the cross build is not aarch64"; exit 1; }
-arm_rung() { qemu-aarch64-static -L /usr/aarch64-linux-gnu "$arm/tools/rung/rung" "$@"; }
+aarch64-linux-gnu-readelf -h "$arm/tools/rung/rung" | grep -q 'Machine:.*AArch64' ||
+  { echo "test-arm64: $arm/tools/rung/rung is not an aarch64 executable"; exit 1; }
+built=$(date +%s)
+
+# qemu's CPU model decides what Highway's dispatch finds: `max` has SVE2 (512-bit vectors
+# by default); sve=off leaves NEON; sve-default-vector-length=16 gives 128-bit SVE2.
+qemu_cpu=max
+arm_rung() { qemu-aarch64-static -cpu "$qemu_cpu" -L /usr/aarch64-linux-gnu "$arm/tools/rung/rung" "$@"; }
 x86_rung() { "$x86/tools/rung/rung" "$@"; }
 
 tmp=$(mktemp -d)
@@ -44,18 +67,41 @@ trap 'rm -rf "$tmp"' EXIT
 export RUNG_HOME=$tmp/store
 fail=0
 
-digest() { python3 -c 'import json,sys; print(json.load(sys.stdin)["outputs_digest"])'; }
-backends="reference"
-x86_rung devices --json | python3 -c 'import json,sys; sys.exit(0 if "cpu" in json.load(sys.stdin)["backends"] else 1)' && backends="reference cpu"
-for b in $backends; do
-  x=$(x86_rung conform --backend $b --cases $cases --no-receipts --json | digest) || true
-  a=$(arm_rung conform --backend $b --cases $cases --no-receipts --json | digest) || true
-  echo "conform $b: x86-64 $x"
-  echo "conform $b: aarch64 $a"
-  [[ -n $x && $x == "$a" ]] || { echo "FAIL: conformance outputs differ on $b"; fail=1; }
+# --- 1, 2: the conformance suite ------------------------------------------------------
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {"d": d}))' "$@"; }
+conform_check() {  # NAME X86_JSON ARM_JSON
+  local x a
+  x=$(field "$2" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
+  a=$(field "$3" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
+  printf '%-32s x86-64  %s\n%-32s aarch64 %s  [%s]\n' "$1" "$x" "" "$a" \
+    "$(field "$3" 'd["device"]' 2>/dev/null || true)"
+  if [[ $x != "$a" || $x == "(no result)" ]]; then
+    echo "FAIL: $1: the outputs differ; ops whose digests differ:"
+    python3 - "$2" "$3" <<'PY' || true
+import json, sys
+x, a = (json.load(open(p)) for p in sys.argv[1:3])
+xd = {r["op"]: r["outputs_digest"] for r in x["reports"]}
+for r in a["reports"]:
+    if xd.get(r["op"]) != r["outputs_digest"]:
+        print("  ", r["op"], [row["dtype"] for row in r["rows"]])
+PY
+    fail=1
+  fi
+  [[ $(field "$3" 'd["pass"]' 2>/dev/null) == True ]] || { echo "FAIL: $1: the aarch64 suite does not pass"; fail=1; }
+}
+for b in reference cpu; do
+  x86_rung conform --backend $b --cases "$cases" --no-receipts --json > "$tmp/x86-$b.json" || true
+  arm_rung conform --backend $b --cases "$cases" --no-receipts --json > "$tmp/arm-$b.json" || true
+  conform_check "conform $b (qemu -cpu max)" "$tmp/x86-$b.json" "$tmp/arm-$b.json"
 done
+for qemu_cpu in max,sve=off max,sve-default-vector-length=16; do
+  arm_rung conform --backend cpu --cases "$cases" --no-receipts --json > "$tmp/arm-cpu-t.json" || true
+  conform_check "conform cpu (qemu -cpu $qemu_cpu)" "$tmp/x86-cpu.json" "$tmp/arm-cpu-t.json"
+done
+qemu_cpu=max
+conformed=$(date +%s)
 
-# The debug-tier example, with .npy inputs written here.
+# --- 3: debug-tier examples -----------------------------------------------------------
 python3 - "$tmp" <<'PY'
 import struct, sys
 def save(path, shape, values):
@@ -67,12 +113,28 @@ def save(path, shape, values):
 save(sys.argv[1] + "/x.npy", (5, 8), [((i * 37) % 11) / 3.0 - 1.5 for i in range(40)])
 save(sys.argv[1] + "/w.npy", (8, 4), [((i * 13) % 7) / 5.0 - 0.5 for i in range(32)])
 PY
-ex="$root/examples/center.workflow.json --arg x=$tmp/x.npy --arg w=$tmp/w.npy"
-hashes() { python3 -c 'import json,sys; print(" ".join(o["sha3_256"] for o in json.load(sys.stdin)["outputs"]))'; }
-x=$(x86_rung run $ex --json | hashes)
-a=$(arm_rung run $ex --json | hashes)
-echo "example: x86-64 $x"
-echo "example: aarch64 $a"
-[[ -n $x && $x == "$a" ]] || { echo "FAIL: example output hashes differ"; fail=1; }
+hashes() { python3 -c 'import json,sys; print(" ".join(o["sha3_256"] for o in json.load(sys.stdin)["outputs"]))' 2>/dev/null || echo "(no result)"; }
+examples=(
+  "center.workflow.json --arg x=$tmp/x.npy --arg w=$tmp/w.npy"
+  "transformer_block.rung"
+  "mlp.rung --tier debug"
+)
+for ex in "${examples[@]}"; do
+  name=${ex%% *}
+  # shellcheck disable=SC2086  # the example's arguments are words
+  x=$(x86_rung run "$root/examples/"$ex --backend reference --json 2>/dev/null | hashes)
+  printf '%-40s x86-64  %s\n' "$name reference" "$x"
+  [[ $x != "(no result)" ]] || { echo "FAIL: $name does not run on x86-64"; fail=1; }
+  for run in "reference 2" "cpu 1" "cpu 2"; do
+    set -- $run
+    # shellcheck disable=SC2086
+    a=$(RUNG_CPU_THREADS=$2 arm_rung run "$root/examples/"$ex --backend "$1" --json 2>/dev/null | hashes)
+    printf '%-40s aarch64 %s\n' "$name $1 threads=$2" "$a"
+    [[ $x == "$a" ]] || { echo "FAIL: $name: aarch64 $1 (threads=$2) output hashes differ from x86-64"; fail=1; }
+  done
+done
+end=$(date +%s)
+
+echo "test-arm64: times: builds $((built - start)) s, conformance $((conformed - built)) s, examples $((end - conformed)) s, total $((end - start)) s"
 [[ $fail == 0 ]] && echo "test-arm64: aarch64 results are bit-identical to x86-64"
 exit $fail

@@ -138,7 +138,7 @@ std::optional<HostTensor> parse_fill(Parser& p, DType dt, std::size_t open) {
   while (p.pos < p.s.size() && p.s[p.pos] != ']') {
     std::size_t at = p.pos;
     std::string_view t = p.token();
-    std::uint64_t d;
+    std::uint64_t d = 0;  // aarch64 g++ 12 cannot see from_chars set it (-Wmaybe-uninitialized)
     auto r = std::from_chars(t.data(), t.data() + t.size(), d);
     if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
       p.fail("expected a dimension (a non-negative integer)", at, t.empty() ? 1 : t.size());

@@ -208,14 +208,23 @@ template <typename T> T ChunkT(RedOp op, const T* x, size_t n) {
   HWY_ALIGN T lanes[kLanes];
   T id = Identity<T>(op);
   if (N <= kLanes && kLanes % N == 0 && N >= 4) {
-    using V = hn::Vec<decltype(d)>;
     const size_t nv = kLanes / N;
+    size_t i = 0;
+#if HWY_HAVE_SCALABLE
+    // SVE vectors are sizeless and cannot be array elements: the canonical lanes stay in
+    // memory and each block updates them a vector at a time (the same operations).
+    for (size_t l = 0; l < kLanes; ++l) lanes[l] = id;
+    for (; i + kLanes <= n; i += kLanes)
+      for (size_t v = 0; v < nv; ++v)
+        hn::Store(Red(d, op, hn::Load(d, lanes + v * N), hn::LoadU(d, x + i + v * N)), d, lanes + v * N);
+#else
+    using V = hn::Vec<decltype(d)>;
     V acc[kLanes / 4];
     for (size_t v = 0; v < nv; ++v) acc[v] = hn::Set(d, id);
-    size_t i = 0;
     for (; i + kLanes <= n; i += kLanes)
       for (size_t v = 0; v < nv; ++v) acc[v] = Red(d, op, acc[v], hn::LoadU(d, x + i + v * N));
     for (size_t v = 0; v < nv; ++v) hn::Store(acc[v], d, lanes + v * N);
+#endif
     for (size_t l = 0; i + l < n; ++l) lanes[l] = RedScalar(op, lanes[l], x[i + l]);
   } else {
     for (size_t l = 0; l < kLanes; ++l) lanes[l] = id;

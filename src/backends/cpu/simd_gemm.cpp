@@ -53,6 +53,47 @@ template <class D, class V> HWY_INLINE V Fma(D d, V a, V b, V c) {
 }
 
 // The register tile: c (row stride ldc) += packed A panel (kc x MR) * packed B panel (kc x NR).
+#if HWY_HAVE_SCALABLE
+// SVE vectors are sizeless and cannot be array elements: the 2 x MR accumulators are named.
+static_assert(kMR == 6, "the SVE tile names six rows");
+template <typename T>
+HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, T* HWY_RESTRICT c, size_t ldc,
+                      bool first) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  using V = hn::Vec<decltype(d)>;
+#define RUNG_TILE_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define RUNG_TILE_INIT(r)                                     \
+  V c0_##r = hn::Zero(d), c1_##r = hn::Zero(d);               \
+  if (!first) {                                               \
+    c0_##r = hn::LoadU(d, c + (r) * ldc);                     \
+    c1_##r = hn::LoadU(d, c + (r) * ldc + N);                 \
+  }
+#define RUNG_TILE_FMA(r)                 \
+  {                                      \
+    const V a = hn::Set(d, pa[r]);       \
+    c0_##r = Fma(d, a, b0, c0_##r);      \
+    c1_##r = Fma(d, a, b1, c1_##r);      \
+  }
+#define RUNG_TILE_STORE(r)                     \
+  hn::StoreU(c0_##r, d, c + (r) * ldc);        \
+  hn::StoreU(c1_##r, d, c + (r) * ldc + N);
+  RUNG_TILE_ROWS(RUNG_TILE_INIT)
+#pragma GCC unroll 4
+  for (size_t k = 0; k < kc; ++k) {
+    const V b0 = hn::Load(d, pb);
+    const V b1 = hn::Load(d, pb + N);
+    RUNG_TILE_ROWS(RUNG_TILE_FMA)
+    pa += kMR;
+    pb += 2 * N;
+  }
+  RUNG_TILE_ROWS(RUNG_TILE_STORE)
+#undef RUNG_TILE_STORE
+#undef RUNG_TILE_FMA
+#undef RUNG_TILE_INIT
+#undef RUNG_TILE_ROWS
+}
+#else
 template <typename T>
 HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, T* HWY_RESTRICT c, size_t ldc,
                       bool first) {
@@ -89,6 +130,7 @@ HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
     hn::StoreU(c1[r], d, c + r * ldc + N);
   }
 }
+#endif  // HWY_HAVE_SCALABLE
 
 template <typename T>
 void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, const T* b, size_t b_ks, size_t b_cs,
