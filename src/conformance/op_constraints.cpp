@@ -379,7 +379,12 @@ std::optional<Draw> draw_arange(DrawContext& c) {
 
 std::optional<Draw> draw_quantize(DrawContext& c) {
   Draw d;
-  d.shapes = {c.fit(cat(batch(c, 2), {32 * std::max<std::uint64_t>(1, c.dim() / 4)}))};
+  // Two draws, sequenced: as arguments of one call their order was the compiler's (g++
+  // evaluates them right to left on x86-64, left to right on aarch64). K first keeps the
+  // cases x86-64 has always drawn.
+  std::uint64_t K = 32 * std::max<std::uint64_t>(1, c.dim() / 4);
+  Extents b = batch(c, 2);
+  d.shapes = {c.fit(cat(b, {K}))};
   if (d.shapes[0].back() % 32) return std::nullopt;
   d.values[0] = {ValueRule::Kind::finite};
   d.attrs = {{"to", c.rng.chance(1, 2) ? DType::q8_0 : DType::q4_0}};
@@ -388,7 +393,12 @@ std::optional<Draw> draw_quantize(DrawContext& c) {
 
 std::optional<Draw> draw_dequantize(DrawContext& c) {
   Draw d;
-  d.shapes = {c.fit(cat(batch(c, 2), {32 * std::max<std::uint64_t>(1, c.dim() / 4)}))};
+  // Two draws, sequenced: as arguments of one call their order was the compiler's (g++
+  // evaluates them right to left on x86-64, left to right on aarch64). K first keeps the
+  // cases x86-64 has always drawn.
+  std::uint64_t K = 32 * std::max<std::uint64_t>(1, c.dim() / 4);
+  Extents b = batch(c, 2);
+  d.shapes = {c.fit(cat(b, {K}))};
   if (d.shapes[0].back() % 32) return std::nullopt;
   d.values[0] = {ValueRule::Kind::qblocks};
   d.attrs = {{"to", pick_dtype(c, {DType::f32, DType::f16, DType::bf16})}};

@@ -22,7 +22,7 @@ namespace rung::cli {
 namespace {
 
 int run_show(const std::string& file, const std::string& what, const GlobalOptions& global, const std::string& backend,
-             const std::vector<std::string>& types) {
+             [[maybe_unused]] const std::vector<std::string>& types) {  // WebGPU listings only
   SourceMap sources;
   DiagnosticSink diags;
   if (what == "kernel") {
