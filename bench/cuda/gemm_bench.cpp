@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
       return same;
     };
     // The other tile configurations of the same exact chain (bench only: which one ships):
-    // the pipelined kernel's variants (p0 = shipped) and the register-staged kernel (r0).
+    // the pipelined kernel's configurations (p0 = large tiles, shipped here; p1 = narrow, shipped
+    // for N <= 64 or K <= 256; p2.. = others) and the register-staged kernel (r0).
     std::string variants;
     for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
       CK(cudaMemset(c, 0xff, e * 4));

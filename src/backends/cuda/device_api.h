@@ -100,12 +100,13 @@ int launch_matmul_exact(const void* a, const void* b, int dtype, void* c, int c_
 // 1 block/SM; 1 = BK 8, 2 blocks/SM; 2 = BK 16, 2 blocks/SM; 3 = BK 8, 1 block/SM.
 int launch_matmul_exact_variant(int variant, const void* a, const void* b, void* c, const MatmulSpec& m, Stream s);
 // The pipelined exact SGEMM (k_sgemm_pipe.cu, the same chain): launch_matmul_exact takes it
-// for f32 operands whose 16-byte chunks are whole and aligned (sgemm_pipe_applies). The
-// variants are other tile configurations of it, for the benchmark (0 = the shipped one).
+// for f32 operands whose 16-byte chunks are whole and aligned (sgemm_pipe_applies) and picks
+// its tile configuration from the shape. Variants, for the benchmark: 0 = the large-tile
+// configuration, 1 = the narrow one, 2.. = others (the plain layout only).
 bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m);
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream s);
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream s);
-constexpr int kSgemmPipeVariants = 8;
+constexpr int kSgemmPipeVariants = 6;
 
 }  // namespace rung::cuda
 

@@ -243,15 +243,15 @@ int launch_cfg(const float* a, const float* b, void* c, int cdt, const MatmulSpe
   return launch_layout<C, false, false>(a, b, c, cdt, m, s);
 }
 
-// The shipped configuration and the ones the benchmark compares (SGEMM_PIPE_VARIANTS).
-using Ship = Cfg<128, 128, 16, 32, 64, 8, 8, 3, 1>;
-using V1 = Cfg<128, 128, 16, 64, 32, 8, 8, 3, 1>;
-using V2 = Cfg<128, 256, 16, 64, 64, 8, 16, 3, 1>;
-using V3 = Cfg<128, 128, 32, 32, 64, 8, 8, 3, 1>;
-using V4 = Cfg<128, 128, 16, 64, 64, 8, 16, 4, 2>;
-using V5 = Cfg<128, 128, 16, 32, 64, 8, 8, 3, 2>;
-using V6 = Cfg<256, 128, 16, 64, 64, 16, 8, 3, 1>;
-using V7 = Cfg<64, 128, 16, 32, 32, 4, 8, 4, 2>;
+// The shipped configurations: Big; Narrow (128 x 64 tiles, two blocks per SM by registers)
+// where a 128-wide tile would be half empty (N <= 64: the attention products at head width
+// 64). The others are for the benchmark only.
+using Big = Cfg<128, 128, 32, 32, 64, 8, 8, 3, 1>;
+using Narrow = Cfg<128, 64, 32, 64, 32, 8, 8, 3, 1>;
+using V2 = Cfg<128, 128, 16, 32, 64, 8, 8, 3, 1>;
+using V3 = Cfg<128, 128, 32, 64, 32, 8, 8, 3, 1>;
+using V4 = Cfg<128, 128, 32, 32, 64, 8, 8, 4, 1>;
+using V5 = Cfg<64, 128, 16, 32, 32, 4, 8, 4, 2>;
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
@@ -270,7 +270,9 @@ bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m) {
 }
 
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream stream) {
-  return launch_cfg<Ship>(a, b, c, c_dtype, m, static_cast<cudaStream_t>(stream));
+  auto s = static_cast<cudaStream_t>(stream);
+  if (m.N <= 64) return launch_cfg<Narrow>(a, b, c, c_dtype, m, s);
+  return launch_cfg<Big>(a, b, c, c_dtype, m, s);
 }
 
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream stream) {
@@ -278,16 +280,15 @@ int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void*
   // Only the plain layout for the others (A k-contiguous, B n-contiguous): compile time.
   const bool nn = m.a_ks == 1 && m.b_cs == 1 && sgemm_pipe_applies(a, b, m);
   const int bad = static_cast<int>(cudaErrorInvalidValue);
+  if (!sgemm_pipe_applies(a, b, m)) return bad;
   switch (variant) {
-    case 0: return sgemm_pipe_applies(a, b, m) ? launch_cfg<Ship>(a, b, c, F32, m, s) : bad;
-    case 1: return nn ? launch_layout<V1, true, false>(a, b, c, F32, m, s) : bad;
+    case 0: return launch_cfg<Big>(a, b, c, F32, m, s);
+    case 1: return launch_cfg<Narrow>(a, b, c, F32, m, s);
     case 2: return nn ? launch_layout<V2, true, false>(a, b, c, F32, m, s) : bad;
     case 3: return nn ? launch_layout<V3, true, false>(a, b, c, F32, m, s) : bad;
     case 4: return nn ? launch_layout<V4, true, false>(a, b, c, F32, m, s) : bad;
     case 5: return nn ? launch_layout<V5, true, false>(a, b, c, F32, m, s) : bad;
-    case 6: return nn ? launch_layout<V6, true, false>(a, b, c, F32, m, s) : bad;
-    case 7: return nn ? launch_layout<V7, true, false>(a, b, c, F32, m, s) : bad;
-    default: return static_cast<int>(cudaErrorInvalidValue);
+    default: return bad;
   }
 }
 
