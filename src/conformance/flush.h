@@ -22,5 +22,11 @@ bool any_subnormals(std::span<const ops::HostTensor> ts);
 // flushing an operand, an intermediate or the result can leave (p - lr*g with lr*g flushed
 // keeps p). Larger differences, NaNs and infinities stay for the comparison to judge.
 ops::HostTensor absorb_subnormal_differences(const ops::HostTensor& actual, const ops::HostTensor& reference);
+// Per element, of the reference's result on the operands as given (`ref`) and on the
+// operands flushed (`flushed_ref`), the one nearer `actual` (bits equal, both NaN, else the
+// smaller difference): WGSL lets each operation flush or not, so a kernel's special-value
+// tests on the bits (which see a subnormal as nonzero) and its arithmetic (which may flush
+// it) can take different readings within one output.
+ops::HostTensor nearer_reference(const ops::HostTensor& actual, const ops::HostTensor& ref, const ops::HostTensor& flushed_ref);
 
 }  // namespace rung::conformance

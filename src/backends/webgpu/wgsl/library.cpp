@@ -482,6 +482,13 @@ fn f32_next(x: f32, up: bool) -> f32 {
   if (x == 0.0f) { return select(bitcast<f32>(0x80000001u), bitcast<f32>(1u), up); }
   return bitcast<f32>(select(b - 1u, b + 1u, (x > 0.0f) == up));
 }
+// v * 2^-k on the exponent bits (k < 128); zero of v's sign when that leaves the normal range.
+fn exp_down(v: f32, k: u32) -> f32 {
+  let u = bitcast<u32>(v);
+  let e = (u >> 23u) & 0xffu;
+  if (e <= k) { return bitcast<f32>(u & 0x80000000u); }
+  return bitcast<f32>(u - (k << 23u));
+}
 fn div_cr(a: f32, b: f32) -> f32 {
   let abits = bitcast<u32>(a) & 0x7fffffffu;
   let bbits = bitcast<u32>(b) & 0x7fffffffu;
@@ -491,18 +498,27 @@ fn div_cr(a: f32, b: f32) -> f32 {
   }
   if (bbits == 0u || abits == 0x7f800000u) { return bitcast<f32>(sign | 0x7f800000u); }
   if (abits == 0u || bbits == 0x7f800000u) { return bitcast<f32>(sign); }
-  let q = a / b;
+  // A device may divide as a * (1/b): from |b| >= 2^64 on both are scaled by 2^-64 (near
+  // 2^126, 1/b underflows: a quotient of huge operands became 0); from |a| >= 2^125,
+  // a * (1/b) can overflow where a / b does not, so a is scaled by 1/4 and the quotient
+  // back. Scaling is done on the exponent bits, so no compiler can cancel it algebraically.
+  var x = a;
+  var y = b;
+  var back = 1.0f;
+  if (bbits >= 0x5f800000u) { x = exp_down(a, 64u); y = exp_down(b, 64u); }
+  else if (abits >= 0x7e000000u) { x = exp_down(a, 2u); back = 4.0f; }
+  let q = x / y;
   let qb = bitcast<u32>(q) & 0x7fffffffu;
-  if (qb >= 0x7f800000u || qb < 0x00800000u) { return q; }  // overflow / subnormal range: the device's answer
+  if (qb >= 0x7f800000u || qb < 0x00800000u) { return q * back; }  // overflow / subnormal range: the device's answer
   var best = q;
-  var rbest = abs(fma(-q, b, a));
+  var rbest = abs(fma(-q, y, x));
   let qu = f32_next(q, true);
-  let ru = abs(fma(-qu, b, a));
+  let ru = abs(fma(-qu, y, x));
   if (ru < rbest) { best = qu; rbest = ru; }
   let qd = f32_next(q, false);
-  let rd = abs(fma(-qd, b, a));
+  let rd = abs(fma(-qd, y, x));
   if (rd < rbest) { best = qd; }
-  return best;
+  return best * back;
 }
 )"};
   L["sqrt_cr"] = {{"is_nan", "div_cr"}, R"(// Correctly rounded square root (WGSL's may not be): the device's root, then of it and its
@@ -566,10 +582,20 @@ fn fma_x(a: f32, b: f32, c: f32) -> f32 {
 
 }  // namespace
 
-const LibraryFunction* library_function(const std::string& name) {
+static const std::map<std::string, LibraryFunction>& library() {
   static const std::map<std::string, LibraryFunction> lib = make_library();
-  auto it = lib.find(name);
-  return it == lib.end() ? nullptr : &it->second;
+  return lib;
+}
+
+const LibraryFunction* library_function(const std::string& name) {
+  auto it = library().find(name);
+  return it == library().end() ? nullptr : &it->second;
+}
+
+std::string library_text() {
+  std::string s;
+  for (const auto& [name, f] : library()) s += "// " + name + "\n" + f.text;
+  return s;
 }
 
 }  // namespace rung::webgpu

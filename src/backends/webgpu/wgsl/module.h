@@ -44,6 +44,9 @@ struct LibraryFunction {
   std::string text;
 };
 const LibraryFunction* library_function(const std::string& name);
+// Every library function's text, in name order: part of each kernel's hash, so a receipt
+// is invalidated when any shared WGSL function changes.
+std::string library_text();
 
 // Helpers shared by the emitters.
 std::string u32_lit(std::uint64_t v);    // "12u"
