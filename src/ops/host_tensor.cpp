@@ -31,16 +31,74 @@ std::optional<std::uint64_t> HostTensor::checked_bytes(DType dtype, const Extent
   return storage_bytes(dtype, n);
 }
 
+struct HostTensor::Buffer {
+  std::vector<std::uint8_t> vec;       // adopted or zero-filled bytes
+  std::unique_ptr<std::uint8_t[]> raw;  // or an uninitialised array
+};
+
 HostTensor::HostTensor(DType dtype, Extents shape) : dtype_(dtype), shape_(std::move(shape)) {
   auto n = checked_bytes(dtype_, shape_);
   RUNG_CHECK(n.has_value(), "tensor size not representable");
-  bytes_.assign(static_cast<std::size_t>(*n), 0);
+  buf_ = std::make_shared<Buffer>();
+  buf_->vec.assign(static_cast<std::size_t>(*n), 0);
+  data_ = buf_->vec.data();
+  size_ = buf_->vec.size();
 }
 
-HostTensor::HostTensor(DType dtype, Extents shape, std::vector<std::uint8_t> bytes)
-    : dtype_(dtype), shape_(std::move(shape)), bytes_(std::move(bytes)) {
+HostTensor::HostTensor(DType dtype, Extents shape, std::vector<std::uint8_t> bytes) : dtype_(dtype), shape_(std::move(shape)) {
   auto n = checked_bytes(dtype_, shape_);
-  RUNG_CHECK(n.has_value() && *n == bytes_.size(), "byte length does not match dtype and shape");
+  RUNG_CHECK(n.has_value() && *n == bytes.size(), "byte length does not match dtype and shape");
+  buf_ = std::make_shared<Buffer>();
+  buf_->vec = std::move(bytes);
+  data_ = buf_->vec.data();
+  size_ = buf_->vec.size();
+}
+
+HostTensor HostTensor::uninitialized(DType dtype, Extents shape) {
+  auto n = checked_bytes(dtype, shape);
+  RUNG_CHECK(n.has_value(), "tensor size not representable");
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.buf_ = std::make_shared<Buffer>();
+  t.buf_->raw = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(*n));
+  t.data_ = t.buf_->raw.get();
+  t.size_ = static_cast<std::size_t>(*n);
+  return t;
+}
+
+HostTensor::HostTensor(const HostTensor& o) : dtype_(o.dtype_), shape_(o.shape_) {
+  if (!o.buf_) return;
+  buf_ = std::make_shared<Buffer>();
+  buf_->raw = std::make_unique_for_overwrite<std::uint8_t[]>(o.size_);
+  if (o.size_) std::memcpy(buf_->raw.get(), o.data_, o.size_);
+  data_ = buf_->raw.get();
+  size_ = o.size_;
+}
+
+HostTensor& HostTensor::operator=(const HostTensor& o) {
+  if (this != &o) {
+    HostTensor copy(o);
+    take(copy);
+  }
+  return *this;
+}
+
+HostTensor HostTensor::share() const {
+  HostTensor t;
+  t.dtype_ = dtype_;
+  t.shape_ = shape_;
+  t.buf_ = buf_;
+  t.data_ = data_;
+  t.size_ = size_;
+  return t;
+}
+
+void HostTensor::unshare() {
+  HostTensor copy(*this);
+  buf_ = std::move(copy.buf_);
+  data_ = copy.data_;
+  copy.data_ = nullptr;
 }
 
 HostTensor HostTensor::from_f32(Extents shape, std::span<const float> values, DType dtype) {
@@ -146,12 +204,12 @@ void HostTensor::store_int(std::uint64_t i, std::uint64_t v) {
 
 bool HostTensor::load_bool(std::uint64_t i) const {
   RUNG_CHECK(dtype_ == DType::boolean, "load_bool on a non-bool tensor");
-  return bytes_[i] != 0;
+  return data_[i] != 0;
 }
 
 void HostTensor::store_bool(std::uint64_t i, bool v) {
   RUNG_CHECK(dtype_ == DType::boolean, "store_bool on a non-bool tensor");
-  bytes_[i] = v ? 1 : 0;
+  writable()[i] = v ? 1 : 0;
 }
 
 void HostTensor::canonicalize_nans() {
@@ -203,7 +261,7 @@ std::string element_string(const HostTensor& t, std::uint64_t i) {
 
 std::string HostTensor::to_string(std::size_t max_elems) const {
   std::string s = std::string(dtype_name(dtype_)) + extents_to_string(shape_) + " ";
-  if (dtype_info(dtype_).is_quantized) return s + "<" + std::to_string(bytes_.size()) + " bytes>";
+  if (dtype_info(dtype_).is_quantized) return s + "<" + std::to_string(size_) + " bytes>";
   std::uint64_t n = numel();
   std::size_t printed = 0;
   // Walk elements in row-major order, opening and closing brackets at dimension boundaries.

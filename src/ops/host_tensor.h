@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +18,12 @@ namespace rung::ops {
 
 using Extents = std::vector<std::uint64_t>;
 
+//
+// Copies are deep (value semantics). `share()` is the O(1) copy for executors that pass
+// large values around (the region walk): the two tensors hold the same bytes until either is
+// written through a non-const accessor (`bytes()`, `set_raw`, `store_*`,
+// `canonicalize_nans`), which first gives the writer its own copy. A mutable span taken
+// before a `share()` must not be written after it.
 class HostTensor {
  public:
   HostTensor() = default;
@@ -24,6 +31,20 @@ class HostTensor {
   // sizes first with `checked_bytes`).
   HostTensor(DType dtype, Extents shape);
   HostTensor(DType dtype, Extents shape, std::vector<std::uint8_t> bytes);  // RUNG_CHECKs the length
+  // The elements are unspecified: for a kernel that writes every element (saves the zero
+  // fill, a whole extra pass over memory for large outputs).
+  static HostTensor uninitialized(DType dtype, Extents shape);
+
+  HostTensor(const HostTensor& o);
+  HostTensor& operator=(const HostTensor& o);
+  HostTensor(HostTensor&& o) noexcept { take(o); }
+  HostTensor& operator=(HostTensor&& o) noexcept {
+    if (this != &o) take(o);
+    return *this;
+  }
+  ~HostTensor() = default;
+
+  HostTensor share() const;  // same bytes, no copy (see above); a moved-from tensor is empty
 
   static std::optional<std::uint64_t> checked_bytes(DType dtype, const Extents& shape);
 
@@ -39,8 +60,8 @@ class HostTensor {
   std::uint64_t numel() const;
   TensorType type() const;  // static dims, host memory
 
-  std::span<std::uint8_t> bytes() { return bytes_; }
-  std::span<const std::uint8_t> bytes() const { return bytes_; }
+  std::span<std::uint8_t> bytes() { return {writable(), size_}; }
+  std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
 
   // Typed access to element i (plain dtypes only; RUNG_CHECKed).
   float load_f32(std::uint64_t i) const;   // f32, f16, bf16 (exact widening)
@@ -60,25 +81,46 @@ class HostTensor {
   void canonicalize_nans();
 
   // Bit-for-bit equality of dtype, shape and bytes.
-  bool identical(const HostTensor& o) const { return dtype_ == o.dtype_ && shape_ == o.shape_ && bytes_ == o.bytes_; }
+  bool identical(const HostTensor& o) const {
+    return dtype_ == o.dtype_ && shape_ == o.shape_ && size_ == o.size_ && (size_ == 0 || std::memcmp(data_, o.data_, size_) == 0);
+  }
 
   // "f32[2, 3] [[1, 2, 3], [4, 5, 6]]", elements printed shortest round-trip; at most
   // `max_elems` elements before "...".
   std::string to_string(std::size_t max_elems = 64) const;
 
  private:
+  struct Buffer;  // the bytes: an adopted vector or an uninitialised array
+  std::uint8_t* writable() {
+    if (buf_ && buf_.use_count() > 1) unshare();
+    return data_;
+  }
+  void unshare();
+  void take(HostTensor& o) {
+    dtype_ = o.dtype_;
+    shape_ = std::move(o.shape_);
+    buf_ = std::move(o.buf_);
+    data_ = o.data_;
+    size_ = o.size_;
+    o.shape_.clear();
+    o.data_ = nullptr;
+    o.size_ = 0;
+  }
+
   DType dtype_ = DType::f32;
   Extents shape_;
-  std::vector<std::uint8_t> bytes_;
+  std::shared_ptr<Buffer> buf_;
+  std::uint8_t* data_ = nullptr;  // buf_'s bytes, cached
+  std::size_t size_ = 0;
 };
 
 template <typename T> T HostTensor::raw(std::uint64_t i) const {
   T v;
-  std::memcpy(&v, bytes_.data() + i * sizeof(T), sizeof(T));
+  std::memcpy(&v, data_ + i * sizeof(T), sizeof(T));
   return v;
 }
 template <typename T> void HostTensor::set_raw(std::uint64_t i, T v) {
-  std::memcpy(bytes_.data() + i * sizeof(T), &v, sizeof(T));
+  std::memcpy(writable() + i * sizeof(T), &v, sizeof(T));
 }
 
 std::uint64_t element_count(const Extents& shape);  // 1 for rank 0

@@ -154,7 +154,7 @@ class Executor {
         for (std::size_t i = 0; i < s.args.size(); ++i) {
           if (!get(fr, s.args[i], s)) return Flow::failed;
           ops::HostTensor& t = *fr.slots[s.args[i]];
-          args.push_back(hand.owned[i] ? std::move(t) : t);
+          args.push_back(hand.owned[i] ? std::move(t) : t.share());  // borrowed: shared, not copied
         }
         for (std::size_t i = 0; i < s.args.size(); ++i)
           if (hand.owned[i]) fr.slots[s.args[i]].reset();

@@ -79,12 +79,12 @@ TEST(CpuBackend, HasAKernelForEveryOp) {
 }
 
 TEST(CpuBackend, EveryOpMatchesReferenceOneThread) {
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 1});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 1, .poison_uninitialized = true});
   EXPECT_GT(check_all_ops(*cpu, 1), 500u);
 }
 
 TEST(CpuBackend, EveryOpMatchesReferenceTwoThreads) {
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2, .poison_uninitialized = true});
   check_all_ops(*cpu, 2);
 }
 
@@ -99,7 +99,7 @@ TEST_P(ForcedTarget, EveryOpMatchesReference) {
     GTEST_SKIP() << "this CPU (or build) lacks " << hwy::TargetName(target) << "; its kernels are not checked here";
   hwy::SetSupportedTargetsForTest(target);
   ASSERT_EQ(simd_target_name(), hwy::TargetName(target));
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2, .poison_uninitialized = true});
   check_all_ops(*cpu, 3 + static_cast<std::uint64_t>(target));
 }
 
@@ -110,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(X86, ForcedTarget, ::testing::Values(HWY_AVX3, HWY_AVX2
 #endif
 
 TEST(CpuBackend, ProfileNamesTargetAndThreads) {
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2, .poison_uninitialized = true});
   auto p = cpu->profile();
   EXPECT_EQ(p.backend, "cpu");
   EXPECT_EQ(p.facts.at("threads"), "2");
@@ -121,7 +121,7 @@ TEST(CpuBackend, ProfileNamesTargetAndThreads) {
 
 TEST(CpuBackend, RefusesWithItsCodeWhenAKernelIsMissing) {
   // An op registered in a private registry is unknown to the CPU backend's registry lookup.
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 1});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 1, .poison_uninitialized = true});
   ops::OpDef fake("cpu_test_fake_op", 65000);
   DiagnosticSink d;
   auto r = cpu->run_op(fake, {}, {}, d);

@@ -74,7 +74,7 @@ TEST(CpuFusedRegion, MatchesTheReferenceAcrossChunksAndThreads) {
     auto want = ref->run_region(f.g, f.main, args, dr);
     ASSERT_TRUE(want) << (dr.empty() ? "" : dr.all().front().message);
     for (unsigned threads : {1u, 2u}) {
-      auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = threads});
+      auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = threads, .poison_uninitialized = true});
       DiagnosticSink dc;
       auto got = cpu->run_region(f.g, f.main, args, dc);
       ASSERT_TRUE(got) << (dc.empty() ? "" : dc.all().front().message);
@@ -88,7 +88,7 @@ TEST(CpuFusedRegion, MatchesTheReferenceAcrossChunksAndThreads) {
 TEST(CpuFusedRegion, RefusesARegionThatIsNotElementwise) {
   Fixture f = build(10, /*spoil=*/true);
   std::vector<HostTensor> args{values(10, 1), values(10, 2), HostTensor::scalar_f32(1.0f)};
-  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2});
+  auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = 2, .poison_uninitialized = true});
   DiagnosticSink d;
   EXPECT_FALSE(cpu->run_region(f.g, f.main, args, d));
   EXPECT_TRUE(d.contains("H0002"));

@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <malloc.h>
 #include <fstream>
 #include <mutex>
@@ -20,13 +21,31 @@
 
 namespace rung::cpu {
 
-void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl) {
+namespace {
+// Op ids whose CPU kernel overwrites its outputs (written once, under register_cpu_kernels'
+// call_once, read afterwards).
+std::vector<char>& overwriting_ops() {
+  static std::vector<char> ops(1u << 16, 0);
+  return ops;
+}
+}  // namespace
+
+void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl, Outputs outputs) {
   const ops::OpDef* d = r.find(op_name);
   RUNG_CHECK(d != nullptr, "a CPU kernel for an op the registry does not know");
   ops::DTypeSet all;
   for (const auto& tv : d->type_vars) all = all | tv.allowed;
   r.register_kernel(d->id, ops::Backend::cpu,
                     {std::string(impl == Impl::simd ? "cpu.simd." : "cpu.scalar.") + d->name, fn, all, true});
+  overwriting_ops()[d->id.value] = outputs == Outputs::overwritten;
+}
+
+bool kernel_overwrites_outputs(const ops::OpDef& op) { return overwriting_ops()[op.id.value] != 0; }
+
+ops::HostTensor overwritten_tensor(DType dtype, ops::Extents shape, bool poison) {
+  ops::HostTensor t = ops::HostTensor::uninitialized(dtype, std::move(shape));
+  if (poison && !t.bytes().empty()) std::memset(t.bytes().data(), 0xA5, t.bytes().size());
+  return t;
 }
 
 void register_cpu_kernels() {
@@ -110,7 +129,7 @@ void keep_freed_tensor_memory() {
 
 class CpuBackend final : public runtime::OpBackend {
  public:
-  CpuBackend(ops::Tier t, unsigned threads) : tier_(t), pool_(threads) {
+  CpuBackend(ops::Tier t, unsigned threads, bool poison) : tier_(t), pool_(threads), poison_(poison) {
     register_cpu_kernels();
     keep_freed_tensor_memory();
   }
@@ -152,6 +171,7 @@ class CpuBackend final : public runtime::OpBackend {
       return std::nullopt;
     }
     std::vector<ops::HostTensor> outputs;
+    bool overwrite = kernel_overwrites_outputs(op);
     for (const auto& rt : typed->results) {
       ops::Extents ext;
       bool static_shape = true;
@@ -168,7 +188,8 @@ class CpuBackend final : public runtime::OpBackend {
         diags.error("N0013", "`" + op.name + "` would produce " + rt.to_string() + ", which is too large to evaluate");
         return std::nullopt;
       }
-      outputs.emplace_back(rt.dtype, std::move(ext));
+      if (overwrite) outputs.push_back(overwritten_tensor(rt.dtype, std::move(ext), poison_));
+      else outputs.emplace_back(rt.dtype, std::move(ext));
     }
     ops::KernelContext kc{inputs, outputs, typed->attrs, {}};
     CpuContext cc{kc, pool_};
@@ -197,7 +218,7 @@ class CpuBackend final : public runtime::OpBackend {
         out.reset();
         return true;
       }
-      out = run_fused_elementwise(graph, call, in, pool_, d);
+      out = run_fused_elementwise(graph, call, in, pool_, d, poison_);
       return true;
     };
     return reference::run_region(g, region, args, diags, o);
@@ -206,13 +227,14 @@ class CpuBackend final : public runtime::OpBackend {
  private:
   ops::Tier tier_;
   ThreadPool pool_;
+  bool poison_;
 };
 
 }  // namespace
 
 std::unique_ptr<runtime::OpBackend> make_cpu_backend(ops::Tier tier, CpuOptions options) {
   unsigned threads = options.threads ? options.threads : threads_from_env();
-  return std::make_unique<CpuBackend>(tier, threads);
+  return std::make_unique<CpuBackend>(tier, threads, options.poison_uninitialized);
 }
 
 }  // namespace rung::cpu

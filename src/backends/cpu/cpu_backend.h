@@ -17,6 +17,9 @@ namespace rung::cpu {
 
 struct CpuOptions {
   unsigned threads = 0;  // 0: RUNG_CPU_THREADS if set, else every hardware thread
+  // Outputs that kernels overwrite entirely are allocated without a zero fill; tests set this
+  // to fill them with a junk pattern instead, so a kernel that skips an element shows.
+  bool poison_uninitialized = false;
 };
 
 std::unique_ptr<runtime::OpBackend> make_cpu_backend(ops::Tier tier, CpuOptions options = {});

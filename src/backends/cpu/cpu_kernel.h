@@ -23,8 +23,19 @@ using CpuKernel = void (*)(CpuContext&);
 // threads, rung's scalar formulas). Shown by docs and kept in the kernel's name.
 enum class Impl { simd, scalar };
 
+// What the kernel expects of its preallocated outputs: zero-filled (it may write only some
+// elements), or overwritten (it writes every element, so the backend skips the zero fill).
+enum class Outputs { zeroed, overwritten };
+
 // Registers `fn` as op `op_name`'s CPU kernel, covering the same dtypes as the reference.
-void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl);
+void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl impl, Outputs outputs = Outputs::zeroed);
+
+// Whether `op`'s CPU kernel was registered with Outputs::overwritten.
+bool kernel_overwrites_outputs(const ops::OpDef& op);
+
+// A tensor a kernel will overwrite entirely: allocated without the zero fill, or filled with
+// a junk byte pattern when `poison` (CpuOptions::poison_uninitialized, for tests).
+ops::HostTensor overwritten_tensor(DType dtype, ops::Extents shape, bool poison);
 
 // Items per parallel task for cheap per-element work (keeps thread handoff negligible).
 inline constexpr std::uint64_t kElemGrain = 16384;

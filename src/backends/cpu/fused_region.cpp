@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "backends/cpu/cpu_kernel.h"
+#include "backends/cpu/simd.h"
 #include "ir/graph/walk.h"
 #include "ops/typing.h"
 #include "ops/tensor_walk.h"
@@ -28,6 +29,7 @@ struct Step {
   ops::Attrs attrs;
   DType out_dtype = DType::f32;
   bool scalar = false;              // rank 0: the same value for every chunk
+  bool overwrites = false;          // the kernel writes every output element
 };
 
 }  // namespace
@@ -40,7 +42,7 @@ bool is_fused_elementwise_call(const Graph& g, const Node& call) {
 
 std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, const Node& call,
                                                              std::span<const HostTensor> args, ThreadPool& pool,
-                                                             DiagnosticSink& diags) {
+                                                             DiagnosticSink& diags, bool poison) {
   auto refuse = [&](const std::string& why) -> std::optional<std::vector<HostTensor>> {
     diags.error("H0002", "the CPU backend cannot run this fused elementwise region: " + why)
         .note("a region marked fusion = \"elementwise\" holds only elementwise, compare, cast and where ops on "
@@ -93,6 +95,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
       const ops::KernelEntry* k = ops::op_registry().kernel(s.def->id, ops::Backend::cpu);
       if (!k) return refuse("`" + node.opcode + "` has no CPU kernel");
       s.kernel = std::any_cast<CpuKernel>(k->fn);
+      s.overwrites = kernel_overwrites_outputs(*s.def);
       std::vector<TensorType> in_types;
       bool all_scalar = true;
       for (const auto& v : node.inputs) {
@@ -123,10 +126,11 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
     const Step& s = steps[step_of.at(v.node)];
     DType t = s.kind == Step::param ? args[s.param_index].dtype() : s.kind == Step::constant ? s.value.dtype() : s.out_dtype;
     result_steps.push_back(step_of.at(v.node));
-    results.emplace_back(t, s.scalar ? Extents{} : E);
+    results.push_back(overwritten_tensor(t, s.scalar ? Extents{} : E, poison));  // every chunk writes its part
   }
 
-  std::uint64_t chunks = (n + kFusedChunk - 1) / kFusedChunk;
+  // At least one chunk, so that rank-0 results are computed even when n is 0.
+  std::uint64_t chunks = n == 0 ? 1 : (n + kFusedChunk - 1) / kFusedChunk;
   std::vector<std::string> errors(chunks);
   // Which steps are region results (their chunks are canonicalised; NaN payloads of
   // intermediates cannot change any result's bits once the results are canonicalised).
@@ -145,10 +149,10 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
         if (s.kind != Step::op) {
           const HostTensor& src = s.kind == Step::param ? args[s.param_index] : s.value;
           if (s.scalar) {
-            if (ch == c0) vals[i] = src;
+            if (ch == c0) vals[i] = src.share();
             continue;
           }
-          if (vals[i].rank() != 1 || vals[i].shape()[0] != len) vals[i] = HostTensor(src.dtype(), {len});
+          if (vals[i].rank() != 1 || vals[i].shape()[0] != len) vals[i] = overwritten_tensor(src.dtype(), {len}, poison);
           std::size_t w = ops::elem_size(src.dtype());
           std::memcpy(vals[i].bytes().data(), src.bytes().data() + b * w, len * w);
           continue;
@@ -162,12 +166,12 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
           std::size_t k = step_of.at(operands[j].node), first = j;
           for (std::size_t q = 0; q < j; ++q)
             if (step_of.at(operands[q].node) == k) { first = q; break; }
-          in.push_back(first == j ? std::move(vals[k]) : in[first]);
+          in.push_back(first == j ? std::move(vals[k]) : in[first].share());
         }
         Extents want = s.scalar ? Extents{} : Extents{len};
         if (vals[i].dtype() != s.out_dtype || vals[i].shape() != want ||
             vals[i].bytes().size() != ops::elem_size(s.out_dtype) * ops::element_count(want))
-          vals[i] = HostTensor(s.out_dtype, want);
+          vals[i] = s.overwrites ? overwritten_tensor(s.out_dtype, want, poison) : HostTensor(s.out_dtype, want);
         std::span<HostTensor> out(&vals[i], 1);
         ops::KernelContext kc{in, out, s.attrs, {}};
         CpuContext cc{kc, inline_pool};
@@ -192,7 +196,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
         } else if (v.rank() == 0) {  // a scalar result broadcast over the output (e.g. a param passed through)
           for (std::uint64_t i = b; i < e; ++i) std::memcpy(results[k].bytes().data() + i * w, v.bytes().data(), w);
         } else {
-          std::memcpy(results[k].bytes().data() + b * w, v.bytes().data(), len * w);
+          simd::stream_copy(results[k].bytes().data() + b * w, v.bytes().data(), len * w);
         }
       }
     }

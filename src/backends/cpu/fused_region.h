@@ -25,6 +25,6 @@ bool is_fused_elementwise_call(const Graph& g, const Node& call);
 // elementwise region; the registry's N-codes for kernel failures).
 std::optional<std::vector<ops::HostTensor>> run_fused_elementwise(const Graph& g, const Node& call,
                                                                   std::span<const ops::HostTensor> args, ThreadPool& pool,
-                                                                  DiagnosticSink& diags);
+                                                                  DiagnosticSink& diags, bool poison_uninitialized = false);
 
 }  // namespace rung::cpu

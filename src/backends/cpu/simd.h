@@ -43,6 +43,9 @@ void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::
 void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
               const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc);
 
+// memcpy with non-temporal stores (for results written once and not read again soon).
+void stream_copy(void* dst, const void* src, std::size_t bytes);
+
 // The register tile's width in elements of the current target (the GEMM's N granularity).
 std::size_t gemm_nr_f32();
 

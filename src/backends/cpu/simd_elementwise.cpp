@@ -4,8 +4,11 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd_elementwise.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -264,6 +267,19 @@ void ColumnChunkF32(RedOp op, const float* x, size_t stride, size_t n, size_t w,
   for (size_t j = 0; j < w; ++j) out[j] = acc[j];
 }
 
+// Aligned vectors go out with non-temporal stores: the destination is not read first (no
+// read-for-ownership) and the copy does not evict the working set from the cache.
+void StreamCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t N = hn::Lanes(d);
+  size_t head = std::min(bytes, (N - reinterpret_cast<uintptr_t>(dst) % N) % N);
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + N <= bytes; i += N) hn::Stream(hn::LoadU(d, src + i), d, dst + i);
+  std::memcpy(dst + i, src + i, bytes - i);
+  hwy::FlushStream();
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace rung::cpu::simd
 HWY_AFTER_NAMESPACE();
@@ -279,6 +295,7 @@ HWY_EXPORT(ExpF32);
 HWY_EXPORT(ChunkF32);
 HWY_EXPORT(ChunkF64);
 HWY_EXPORT(ColumnChunkF32);
+HWY_EXPORT(StreamCopy);
 
 void binary_f32(BinOp op, const float* a, bool as, const float* b, bool bs, float* y, std::size_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, as, b, bs, y, n);
@@ -293,6 +310,9 @@ float chunk_f32(RedOp op, const float* x, std::size_t n) { return HWY_DYNAMIC_DI
 double chunk_f64(RedOp op, const double* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF64)(op, x, n); }
 void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out) {
   HWY_DYNAMIC_DISPATCH(ColumnChunkF32)(op, x, stride, n, w, out);
+}
+void stream_copy(void* dst, const void* src, std::size_t bytes) {
+  HWY_DYNAMIC_DISPATCH(StreamCopy)(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), bytes);
 }
 
 }  // namespace rung::cpu::simd

@@ -62,7 +62,9 @@ class Interpreter {
         return std::nullopt;
       }
       bool owned = hand_over && hand_over->owned.at(i);
-      values[r.params[i]] = {owned ? std::move(hand_over->args->at(i)) : args[i]};
+      std::vector<ops::HostTensor> arg;  // borrowed ones are shared, not copied (HostTensor::share)
+      arg.push_back(owned ? std::move(hand_over->args->at(i)) : args[i].share());
+      values[r.params[i]] = std::move(arg);
     }
 
     std::set<NodeId> params;  // borrowed from the caller: not metered, not freed here
@@ -92,7 +94,7 @@ class Interpreter {
       std::vector<ops::HostTensor> inputs;
       if (!reuse) {
         inputs.reserve(node.inputs.size());
-        for (const auto& in : node.inputs) inputs.push_back(values.at(in.node).at(in.output));
+        for (const auto& in : node.inputs) inputs.push_back(values.at(in.node).at(in.output).share());
       }
 
       std::optional<std::vector<ops::HostTensor>> out;
@@ -163,7 +165,7 @@ class Interpreter {
       }
     }
     std::vector<ops::HostTensor> results;
-    for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
+    for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output).share());
     // What the region still holds goes with it (parameters are the caller's).
     for (const auto& [n, vs] : values)
       if (!params.count(n))
