@@ -102,11 +102,14 @@ void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool) {
   void* p = t.bytes().data();
   std::uint64_t n = t.numel();
   switch (t.dtype()) {
-    case DType::f32:
-      return canonicalize_bits<std::uint32_t>(pool, static_cast<std::uint32_t*>(p), n, 0x7FFFFFFFu, 0x7F800000u, num::kCanonicalNanF32);
+    case DType::f32:  // vectorised: a read-only pass unless there are NaNs
+      return pool.parallel_for(n, 1u << 16, [&](std::uint64_t b, std::uint64_t e) {
+        simd::canonicalize_nans_f32(static_cast<float*>(p) + b, e - b, num::kCanonicalNanF32);
+      });
     case DType::f64:
-      return canonicalize_bits<std::uint64_t>(pool, static_cast<std::uint64_t*>(p), n, 0x7FFFFFFFFFFFFFFFull,
-                                              0x7FF0000000000000ull, num::kCanonicalNanF64);
+      return pool.parallel_for(n, 1u << 16, [&](std::uint64_t b, std::uint64_t e) {
+        simd::canonicalize_nans_f64(static_cast<double*>(p) + b, e - b, num::kCanonicalNanF64);
+      });
     case DType::f16:
       return canonicalize_bits<std::uint16_t>(pool, static_cast<std::uint16_t*>(p), n, 0x7FFF, 0x7C00, num::kCanonicalNanF16);
     case DType::bf16:

@@ -88,8 +88,9 @@ void linear_kernel(CpuContext& c) {
 }  // namespace
 
 void register_linalg_kernels(ops::OpRegistry& r) {
-  add_kernel(r, "matmul", matmul_kernel, Impl::simd);
-  add_kernel(r, "linear", linear_kernel, Impl::simd);
+  // The GEMM writes every element of C (K = 0 included: empty chains are +0).
+  add_kernel(r, "matmul", matmul_kernel, Impl::simd, Outputs::overwritten);
+  add_kernel(r, "linear", linear_kernel, Impl::simd, Outputs::overwritten);
 }
 
 }  // namespace rung::cpu

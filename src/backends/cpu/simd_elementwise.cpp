@@ -267,6 +267,24 @@ void ColumnChunkF32(RedOp op, const float* x, size_t stride, size_t n, size_t w,
   for (size_t j = 0; j < w; ++j) out[j] = acc[j];
 }
 
+// NaN lanes become the canonical NaN; vectors without a NaN are only read.
+template <typename T, typename U> void CanonicalizeT(T* p, size_t n, U canonical_bits) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t N = hn::Lanes(d);
+  const auto canon = hn::BitCast(d, hn::Set(du, canonical_bits));
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, p + i);
+    const auto nan = hn::IsNaN(v);
+    if (!hn::AllFalse(d, nan)) hn::StoreU(hn::IfThenElse(nan, canon, v), d, p + i);
+  }
+  for (; i < n; ++i)
+    if (p[i] != p[i]) std::memcpy(p + i, &canonical_bits, sizeof(T));
+}
+void CanonicalizeF32(float* p, size_t n, uint32_t bits) { CanonicalizeT(p, n, bits); }
+void CanonicalizeF64(double* p, size_t n, uint64_t bits) { CanonicalizeT(p, n, bits); }
+
 // Aligned vectors go out with non-temporal stores: the destination is not read first (no
 // read-for-ownership) and the copy does not evict the working set from the cache.
 void StreamCopy(uint8_t* dst, const uint8_t* src, size_t bytes) {
@@ -296,6 +314,8 @@ HWY_EXPORT(ChunkF32);
 HWY_EXPORT(ChunkF64);
 HWY_EXPORT(ColumnChunkF32);
 HWY_EXPORT(StreamCopy);
+HWY_EXPORT(CanonicalizeF32);
+HWY_EXPORT(CanonicalizeF64);
 
 void binary_f32(BinOp op, const float* a, bool as, const float* b, bool bs, float* y, std::size_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, as, b, bs, y, n);
@@ -310,6 +330,12 @@ float chunk_f32(RedOp op, const float* x, std::size_t n) { return HWY_DYNAMIC_DI
 double chunk_f64(RedOp op, const double* x, std::size_t n) { return HWY_DYNAMIC_DISPATCH(ChunkF64)(op, x, n); }
 void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out) {
   HWY_DYNAMIC_DISPATCH(ColumnChunkF32)(op, x, stride, n, w, out);
+}
+void canonicalize_nans_f32(float* p, std::size_t n, std::uint32_t canonical_bits) {
+  HWY_DYNAMIC_DISPATCH(CanonicalizeF32)(p, n, canonical_bits);
+}
+void canonicalize_nans_f64(double* p, std::size_t n, std::uint64_t canonical_bits) {
+  HWY_DYNAMIC_DISPATCH(CanonicalizeF64)(p, n, canonical_bits);
 }
 void stream_copy(void* dst, const void* src, std::size_t bytes) {
   HWY_DYNAMIC_DISPATCH(StreamCopy)(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), bytes);

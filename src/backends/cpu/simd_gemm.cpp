@@ -132,50 +132,53 @@ HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
 }
 #endif  // HWY_HAVE_SCALABLE
 
-template <typename T>
-void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, const T* b, size_t b_ks, size_t b_cs,
-           T* c, size_t ldc) {
-  const hn::ScalableTag<T> d;
-  const size_t NR = 2 * hn::Lanes(d);
-  constexpr size_t MR = kMR;
-  // KC x NR of B (32 KiB at AVX-512) stays in L1 across the row tiles; MC x KC of A in L2.
-  const size_t KC = 256, MC = MR * 16, NC = NR * 128;
-  if (M == 0 || N == 0) return;
-  if (K == 0) {  // empty chains: +0
-    for (size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
-    return;
-  }
-  // Packing buffers live as long as the thread, so repeated products fault in no pages.
-  thread_local hwy::AlignedFreeUniquePtr<T[]> pa, pb;
-  thread_local size_t pa_size = 0, pb_size = 0;
-  size_t want_a = MC * KC, want_b = KC * std::min(NC, (N + NR - 1) / NR * NR);
-  if (pa_size < want_a) pa = hwy::AllocateAligned<T>(pa_size = want_a);
-  if (pb_size < want_b) pb = hwy::AllocateAligned<T>(pb_size = want_b);
-  HWY_ALIGN T tile[kMR * 2 * hn::MaxLanes(d)];
-  // Pack B[pc:pc+kc, jc:jc+nc] into NR-wide panels, zero-padded at the right edge.
-  auto pack_b = [&](size_t pc, size_t kc, size_t jc, size_t nc) {
-    for (size_t jr = 0; jr < nc; jr += NR) {
-      T* dst = pb.get() + jr * kc;
-      size_t nr = std::min(NR, nc - jr);
-      if (b_cs == 1) {  // rows of B are contiguous
-        for (size_t k = 0; k < kc; ++k) {
-          std::memcpy(dst + k * NR, b + (pc + k) * b_ks + jc + jr, nr * sizeof(T));
-          std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
+// Blocking (elements): KC x NR of B (32 KiB at AVX-512) stays in L1 across the row tiles;
+// MC x KC of A in L2; NC wide panels of B are packed per k-block.
+constexpr size_t kKC = kGemmKC, kMCTiles = 16;
+
+template <typename T> size_t NrOf() { return 2 * hn::Lanes(hn::ScalableTag<T>()); }
+
+// Packs B[0:kc, 0:nc] (element (k, j) at b[k * b_ks + j * b_cs]) into NR-wide panels (panel
+// p at dst + p * NR * kc, row k of it at + k * NR), zero-padded at the right edge.
+template <typename T> void PackB(size_t kc, size_t nc, const T* b, size_t b_ks, size_t b_cs, T* HWY_RESTRICT pb) {
+  const size_t NR = NrOf<T>();
+  for (size_t jr = 0; jr < nc; jr += NR) {
+    T* dst = pb + jr * kc;
+    size_t nr = std::min(NR, nc - jr);
+    if (b_cs == 1) {  // rows of B are contiguous
+      for (size_t k = 0; k < kc; ++k) {
+        std::memcpy(dst + k * NR, b + k * b_ks + jr, nr * sizeof(T));
+        std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
+      }
+    } else {  // B transposed: read each column contiguously, scatter into the panel
+      for (size_t j = 0; j < NR; ++j) {
+        if (j >= nr) {
+          for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = T(0);
+          continue;
         }
-      } else {  // B transposed: read each column contiguously, scatter into the panel
-        for (size_t j = 0; j < NR; ++j) {
-          if (j >= nr) {
-            for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = T(0);
-            continue;
-          }
-          const T* src = b + pc * b_ks + (jc + jr + j) * b_cs;
-          for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = src[k * b_ks];
-        }
+        const T* src = b + (jr + j) * b_cs;
+        for (size_t k = 0; k < kc; ++k) dst[k * NR + j] = src[k * b_ks];
       }
     }
-  };
-  // Pack A[ic:ic+mc, pc:pc+kc] into MR-tall panels, zero-padded at the bottom edge.
-  auto pack_a = [&](size_t ic, size_t mc, size_t pc, size_t kc) {
+  }
+}
+
+// C[0:M, 0:nc] (row stride ldc) continued over one k-block of depth kc: A's element (i, k) at
+// a[i * a_rs + k * a_ks] (already offset to the k-block), B packed by PackB. `first`: the
+// k-block that starts the chains (tiles start at +0 instead of loading C).
+template <typename T>
+void Rows(size_t M, size_t nc, size_t kc, const T* a, size_t a_rs, size_t a_ks, const T* HWY_RESTRICT pb, T* c,
+          size_t ldc, bool first) {
+  const hn::ScalableTag<T> d;
+  const size_t NR = NrOf<T>();
+  constexpr size_t MR = kMR, MC = kMR * kMCTiles;
+  // The packing buffer lives as long as the thread, so repeated products fault in no pages.
+  thread_local hwy::AlignedFreeUniquePtr<T[]> pa;
+  thread_local size_t pa_size = 0;
+  if (pa_size < MC * kKC) pa = hwy::AllocateAligned<T>(pa_size = MC * kKC);
+  HWY_ALIGN T tile[kMR * 2 * hn::MaxLanes(d)];
+  // Pack A[ic:ic+mc, 0:kc] into MR-tall panels, zero-padded at the bottom edge.
+  auto pack_a = [&](size_t ic, size_t mc) {
     for (size_t ir = 0; ir < mc; ir += MR) {
       T* dst = pa.get() + ir * kc;
       size_t mr = std::min(MR, mc - ir);
@@ -185,30 +188,30 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
             for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = T(0);
             continue;
           }
-          const T* src = a + (ic + ir + r) * a_rs + pc;
+          const T* src = a + (ic + ir + r) * a_rs;
           for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = src[k];
         }
       } else {
         for (size_t k = 0; k < kc; ++k) {
           size_t r = 0;
-          for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + (pc + k) * a_ks];
+          for (; r < mr; ++r) dst[k * MR + r] = a[(ic + ir + r) * a_rs + k * a_ks];
           for (; r < MR; ++r) dst[k * MR + r] = T(0);
         }
       }
     }
   };
-  // The register tiles of C[ic:ic+mc, jc:jc+nc] for one k-block.
-  auto tiles = [&](size_t ic, size_t mc, size_t jc, size_t nc, size_t kc, bool first) {
+  // The register tiles of C[ic:ic+mc, 0:nc].
+  auto tiles = [&](size_t ic, size_t mc) {
     for (size_t jr = 0; jr < nc; jr += NR) {
       size_t nr = std::min(NR, nc - jr);
       for (size_t ir = 0; ir < mc; ir += MR) {
         size_t mr = std::min(MR, mc - ir);
-        T* cp = c + (ic + ir) * ldc + jc + jr;
+        T* cp = c + (ic + ir) * ldc + jr;
         // Bring the next tile's C rows towards L1 while this tile computes.
         size_t next_rows = std::min(MR, mc - std::min(mc, ir + MR));
         const T* next = cp + MR * ldc;
         if (next_rows == 0 && jr + NR < nc) {
-          next = c + ic * ldc + jc + jr + NR;
+          next = c + ic * ldc + jr + NR;
           next_rows = std::min(MR, mc);
         }
         for (size_t r = 0; r < next_rows; ++r) {
@@ -216,27 +219,45 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
           hwy::Prefetch(next + r * ldc + NR - 1);
         }
         if (mr == MR && nr == NR) {
-          Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, cp, ldc, first);
+          Micro<T>(kc, pa.get() + ir * kc, pb + jr * kc, cp, ldc, first);
           continue;
         }
         // Edge tile: run the full tile on a copy; padded lanes are discarded.
         for (size_t r = 0; r < MR; ++r)
           for (size_t j = 0; j < NR; ++j) tile[r * NR + j] = (!first && r < mr && j < nr) ? cp[r * ldc + j] : T(0);
-        Micro<T>(kc, pa.get() + ir * kc, pb.get() + jr * kc, tile, NR, first);
+        Micro<T>(kc, pa.get() + ir * kc, pb + jr * kc, tile, NR, first);
         for (size_t r = 0; r < mr; ++r) std::memcpy(cp + r * ldc, tile + r * NR, nr * sizeof(T));
       }
     }
   };
+  for (size_t ic = 0; ic < M; ic += MC) {
+    size_t mc = std::min(MC, M - ic);
+    pack_a(ic, mc);
+    tiles(ic, mc);
+  }
+}
+
+// The whole product on the calling thread: for each NC column panel and k-block, pack B and
+// run the rows.
+template <typename T>
+void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, const T* b, size_t b_ks, size_t b_cs,
+           T* c, size_t ldc) {
+  const size_t NR = NrOf<T>(), NC = NR * kGemmNCPanels;
+  if (M == 0 || N == 0) return;
+  if (K == 0) {  // empty chains: +0
+    for (size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
+    return;
+  }
+  thread_local hwy::AlignedFreeUniquePtr<T[]> pb;
+  thread_local size_t pb_size = 0;
+  size_t want_b = kKC * std::min(NC, (N + NR - 1) / NR * NR);
+  if (pb_size < want_b) pb = hwy::AllocateAligned<T>(pb_size = want_b);
   for (size_t jc = 0; jc < N; jc += NC) {
     size_t nc = std::min(NC, N - jc);
-    for (size_t pc = 0; pc < K; pc += KC) {
-      size_t kc = std::min(KC, K - pc);
-      pack_b(pc, kc, jc, nc);
-      for (size_t ic = 0; ic < M; ic += MC) {
-        size_t mc = std::min(MC, M - ic);
-        pack_a(ic, mc, pc, kc);
-        tiles(ic, mc, jc, nc, kc, pc == 0);
-      }
+    for (size_t pc = 0; pc < K; pc += kKC) {
+      size_t kc = std::min(kKC, K - pc);
+      PackB<T>(kc, nc, b + pc * b_ks + jc * b_cs, b_ks, b_cs, pb.get());
+      Rows<T>(M, nc, kc, a + pc * a_ks, a_rs, a_ks, pb.get(), c + jc, ldc, pc == 0);
     }
   }
 }
@@ -249,7 +270,19 @@ void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t 
              size_t b_cs, double* c, size_t ldc) {
   GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
 }
-size_t NrF32() { return 2 * hn::Lanes(hn::ScalableTag<float>()); }
+void PackBF32(size_t kc, size_t nc, const float* b, size_t b_ks, size_t b_cs, float* pb) { PackB(kc, nc, b, b_ks, b_cs, pb); }
+void PackBF64(size_t kc, size_t nc, const double* b, size_t b_ks, size_t b_cs, double* pb) { PackB(kc, nc, b, b_ks, b_cs, pb); }
+void RowsF32(size_t M, size_t nc, size_t kc, const float* a, size_t a_rs, size_t a_ks, const float* pb, float* c, size_t ldc,
+             bool first) {
+  Rows(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
+}
+void RowsF64(size_t M, size_t nc, size_t kc, const double* a, size_t a_rs, size_t a_ks, const double* pb, double* c,
+             size_t ldc, bool first) {
+  Rows(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
+}
+size_t NrF32() { return NrOf<float>(); }
+size_t NrF64() { return NrOf<double>(); }
+size_t MrAll() { return kMR; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace rung::cpu::simd
@@ -261,6 +294,12 @@ namespace rung::cpu::simd {
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
 HWY_EXPORT(NrF32);
+HWY_EXPORT(NrF64);
+HWY_EXPORT(MrAll);
+HWY_EXPORT(PackBF32);
+HWY_EXPORT(PackBF64);
+HWY_EXPORT(RowsF32);
+HWY_EXPORT(RowsF64);
 
 void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
               const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc) {
@@ -271,6 +310,22 @@ void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std:
   HWY_DYNAMIC_DISPATCH(GemmF64)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
 }
 std::size_t gemm_nr_f32() { return HWY_DYNAMIC_DISPATCH(NrF32)(); }
+std::size_t gemm_nr_f64() { return HWY_DYNAMIC_DISPATCH(NrF64)(); }
+std::size_t gemm_mr() { return HWY_DYNAMIC_DISPATCH(MrAll)(); }
+void gemm_pack_b(std::size_t kc, std::size_t nc, const float* b, std::size_t b_ks, std::size_t b_cs, float* pb) {
+  HWY_DYNAMIC_DISPATCH(PackBF32)(kc, nc, b, b_ks, b_cs, pb);
+}
+void gemm_pack_b(std::size_t kc, std::size_t nc, const double* b, std::size_t b_ks, std::size_t b_cs, double* pb) {
+  HWY_DYNAMIC_DISPATCH(PackBF64)(kc, nc, b, b_ks, b_cs, pb);
+}
+void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const float* a, std::size_t a_rs, std::size_t a_ks,
+               const float* pb, float* c, std::size_t ldc, bool first) {
+  HWY_DYNAMIC_DISPATCH(RowsF32)(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
+}
+void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const double* a, std::size_t a_rs, std::size_t a_ks,
+               const double* pb, double* c, std::size_t ldc, bool first) {
+  HWY_DYNAMIC_DISPATCH(RowsF64)(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
+}
 
 }  // namespace rung::cpu::simd
 
