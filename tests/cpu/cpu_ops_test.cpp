@@ -129,5 +129,24 @@ TEST(CpuBackend, RefusesWithItsCodeWhenAKernelIsMissing) {
   EXPECT_TRUE(d.contains("H0001")) << codes(d);
 }
 
+TEST(CpuBackend, SimdEnvForcesTheTargetOrRefuses) {
+  struct Reset {
+    ~Reset() {
+      hwy::SetSupportedTargetsForTest(0);
+      unsetenv("RUNG_CPU_SIMD");
+    }
+  } reset;
+  if (hwy::SupportedTargets() & HWY_AVX2) {
+    setenv("RUNG_CPU_SIMD", "AVX2", 1);
+    DiagnosticSink d;
+    EXPECT_TRUE(apply_simd_env(d)) << codes(d);
+    EXPECT_EQ(simd_target_name(), "AVX2");
+  }
+  setenv("RUNG_CPU_SIMD", "NOPE", 1);
+  DiagnosticSink d;
+  EXPECT_FALSE(apply_simd_env(d));
+  EXPECT_TRUE(d.contains("H0003")) << codes(d);
+}
+
 }  // namespace
 }  // namespace rung::cpu

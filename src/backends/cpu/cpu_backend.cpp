@@ -68,6 +68,26 @@ std::string simd_target_name() {
   return hwy::TargetName(t & -t);
 }
 
+bool apply_simd_env(DiagnosticSink& diags) {
+  const char* want = std::getenv("RUNG_CPU_SIMD");
+  if (!want || !*want) return true;
+  std::string names;
+  for (std::int64_t bits = HWY_TARGETS; bits != 0; bits &= bits - 1) {
+    std::int64_t t = bits & -bits;
+    names += std::string(names.empty() ? "" : ", ") + hwy::TargetName(t);
+    if (want != std::string(hwy::TargetName(t))) continue;
+    if (!(hwy::SupportedTargets() & t)) {
+      diags.error("H0003", std::string("RUNG_CPU_SIMD=") + want + ": this CPU does not support that Highway target")
+          .note("the best target here is " + simd_target_name());
+      return false;
+    }
+    hwy::SetSupportedTargetsForTest(t);
+    return true;
+  }
+  diags.error("H0003", std::string("RUNG_CPU_SIMD=") + want + " names no Highway target of this build").note("targets: " + names);
+  return false;
+}
+
 namespace {
 
 std::string cpu_model() {
@@ -247,7 +267,10 @@ namespace rung::runtime {
 void register_cpu_backend(BackendRegistry& r) {
   cpu::register_cpu_kernels();
   r.add({"cpu", "SIMD (Highway) and multithreaded kernels, bit-identical to the reference in tier debug",
-         [](ops::Tier t, DiagnosticSink&) { return cpu::make_cpu_backend(t); }});
+         [](ops::Tier t, DiagnosticSink& d) -> std::unique_ptr<OpBackend> {
+           if (!cpu::apply_simd_env(d)) return nullptr;
+           return cpu::make_cpu_backend(t);
+         }});
 }
 
 }  // namespace rung::runtime

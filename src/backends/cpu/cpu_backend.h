@@ -4,7 +4,8 @@
 // result equals the reference's bits (docs/backend-cpu.md says how each family does it).
 //
 // Diagnostics: H0001 no CPU kernel for an op (never a silent detour to the reference),
-// H0002 a region the fused-elementwise executor cannot run; kernel failures are the
+// H0002 a region the fused-elementwise executor cannot run, H0003 RUNG_CPU_SIMD names a
+// target this build or CPU lacks; kernel failures are the
 // registry's N-codes, as on the reference.
 #pragma once
 
@@ -29,6 +30,13 @@ void register_cpu_kernels();
 
 // The Highway target the dispatched kernels run on now ("AVX3", "AVX2", ...).
 std::string simd_target_name();
+
+// RUNG_CPU_SIMD=<target> (a name simd_target_name() can return: AVX3, AVX2, SSE4, SSSE3 on
+// x86-64) restricts Highway's dispatch to that target for the whole process, so an example
+// can be run and hashed per instruction set; unset or empty: the best target the CPU has.
+// False after an H0003 diagnostic (an unknown name, or a target this CPU lacks). The
+// backend registry's factory applies it.
+bool apply_simd_env(DiagnosticSink& diags);
 
 }  // namespace rung::cpu
 
