@@ -118,6 +118,8 @@ template <typename U> void canonicalize_bits(ThreadPool& pool, U* p, std::uint64
   });
 }
 
+}  // namespace
+
 void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool) {
   void* p = t.bytes().data();
   std::uint64_t n = t.numel();
@@ -137,6 +139,8 @@ void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool) {
     default: return;
   }
 }
+
+namespace {
 
 // Tensors of tens of MB are allocated and freed once per op. glibc serves blocks above its
 // mmap threshold (at most 32 MiB, adjusted dynamically) with fresh mmaps, so every such

@@ -33,6 +33,10 @@ void add_kernel(ops::OpRegistry& r, std::string_view op_name, CpuKernel fn, Impl
 // Whether `op`'s CPU kernel was registered with Outputs::overwritten.
 bool kernel_overwrites_outputs(const ops::OpDef& op);
 
+// HostTensor::canonicalize_nans (every NaN becomes the dtype's canonical quiet NaN), f32/f64
+// vectorised and spread over the pool.
+void canonicalize_nans(ops::HostTensor& t, ThreadPool& pool);
+
 // A tensor a kernel will overwrite entirely: allocated without the zero fill, or filled with
 // a junk byte pattern when `poison` (CpuOptions::poison_uninitialized, for tests).
 ops::HostTensor overwritten_tensor(DType dtype, ops::Extents shape, bool poison);

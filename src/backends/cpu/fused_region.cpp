@@ -186,7 +186,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
           errors[ch] = "`" + s.def->name + "` refused its input: " + kc.error;
           return;
         }
-        if (is_result[i]) vals[i].canonicalize_nans();
+        if (is_result[i]) canonicalize_nans(vals[i], inline_pool);
       }
       for (std::size_t k = 0; k < results.size(); ++k) {
         const HostTensor& v = vals[result_steps[k]];
