@@ -5,7 +5,10 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/aarch64-linux-gnu)
+# No -L: the loader and libc must be the same build (multiarch libc6:arm64); qemu -L
+# /usr/aarch64-linux-gnu mixes the cross ld.so with the multiarch libc.so.6, and
+# pthread_create then loops forever on a mis-laid stack cache.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static)
 # Programs are the host's; libraries must be arm64 (multiarch puts them in /usr/lib/aarch64-linux-gnu,
 # the cross toolchain's own in /usr/aarch64-linux-gnu); headers and CMake package files are shared.
 set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)

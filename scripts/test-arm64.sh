@@ -4,19 +4,19 @@
 # x86-64 build's bits:
 #   1. the conformance suite on the reference and cpu backends: the digest of every output of
 #      every case must be equal (on a difference, the ops whose digests differ are listed);
-#   2. the cpu suite again with Highway's dispatch pinned to other aarch64 targets by the
-#      emulated CPU (NEON only; SVE2 at 128-bit vectors; SVE2 at 512-bit vectors);
+#   2. the cpu suite again with Highway's dispatch led to each of its aarch64 targets by the
+#      emulated CPU: SVE2 (512-bit vectors), SVE2_128, SVE (A64FX, 512-bit), SVE_256, NEON;
 #   3. debug-tier examples (a workflow, the transformer block, the MLP's 200 Adam steps) on
 #      reference and cpu at 1 and 2 threads: equal output hashes.
 # Installs what it needs when missing (Debian 12, root or sudo): g++-aarch64-linux-gnu,
 # qemu-user-static, and through multiarch libhwy-dev:arm64 and libssl-dev:arm64.
 # Usage: scripts/test-arm64.sh [X86_BUILD_DIR (default build)] [ARM_BUILD_DIR (default build-arm64)]
-#   RUNG_ARM64_CASES=N  cases per (op, dtype) for the conformance runs (default 3)
+#   RUNG_ARM64_CASES=N  cases per (op, dtype) for the conformance runs (default 16, the suite's)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 x86=${1:-$root/build}
 arm=${2:-$root/build-arm64}
-cases=${RUNG_ARM64_CASES:-3}
+cases=${RUNG_ARM64_CASES:-16}
 start=$(date +%s)
 
 # --- what the cross build needs -------------------------------------------------------
@@ -56,10 +56,13 @@ aarch64-linux-gnu-readelf -h "$arm/tools/rung/rung" | grep -q 'Machine:.*AArch64
   { echo "test-arm64: $arm/tools/rung/rung is not an aarch64 executable"; exit 1; }
 built=$(date +%s)
 
-# qemu's CPU model decides what Highway's dispatch finds: `max` has SVE2 (512-bit vectors
-# by default); sve=off leaves NEON; sve-default-vector-length=16 gives 128-bit SVE2.
+# qemu's CPU model decides what Highway's dispatch finds (conform's device line names it):
+# `max` has SVE2 (512-bit vectors by default), sve-default-vector-length=16 makes it
+# SVE2_128; a64fx has SVE without SVE2 (SVE, or SVE_256 at 32 bytes); sve=off leaves NEON.
 qemu_cpu=max
-arm_rung() { qemu-aarch64-static -cpu "$qemu_cpu" -L /usr/aarch64-linux-gnu "$arm/tools/rung/rung" "$@"; }
+# No -L /usr/aarch64-linux-gnu: that mixes the cross toolchain's ld.so with the multiarch
+# libc.so.6 (two glibc builds), and pthread_create then loops forever in its stack cache.
+arm_rung() { qemu-aarch64-static -cpu "$qemu_cpu" "$arm/tools/rung/rung" "$@"; }
 x86_rung() { "$x86/tools/rung/rung" "$@"; }
 
 tmp=$(mktemp -d)
@@ -73,7 +76,7 @@ conform_check() {  # NAME X86_JSON ARM_JSON
   local x a
   x=$(field "$2" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
   a=$(field "$3" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
-  printf '%-32s x86-64  %s\n%-32s aarch64 %s  [%s]\n' "$1" "$x" "" "$a" \
+  printf '%s\n  x86-64  %s\n  aarch64 %s  [%s]\n' "$1" "$x" "$a" \
     "$(field "$3" 'd["device"]' 2>/dev/null || true)"
   if [[ $x != "$a" || $x == "(no result)" ]]; then
     echo "FAIL: $1: the outputs differ; ops whose digests differ:"
@@ -94,7 +97,7 @@ for b in reference cpu; do
   arm_rung conform --backend $b --cases "$cases" --no-receipts --json > "$tmp/arm-$b.json" || true
   conform_check "conform $b (qemu -cpu max)" "$tmp/x86-$b.json" "$tmp/arm-$b.json"
 done
-for qemu_cpu in max,sve=off max,sve-default-vector-length=16; do
+for qemu_cpu in max,sve-default-vector-length=16 a64fx a64fx,sve-default-vector-length=32 max,sve=off; do
   arm_rung conform --backend cpu --cases "$cases" --no-receipts --json > "$tmp/arm-cpu-t.json" || true
   conform_check "conform cpu (qemu -cpu $qemu_cpu)" "$tmp/x86-cpu.json" "$tmp/arm-cpu-t.json"
 done
@@ -129,7 +132,8 @@ for ex in "${examples[@]}"; do
     set -- $run
     # shellcheck disable=SC2086
     a=$(RUNG_CPU_THREADS=$2 arm_rung run "$root/examples/"$ex --backend "$1" --json 2>/dev/null | hashes)
-    printf '%-40s aarch64 %s\n' "$name $1 threads=$2" "$a"
+    label="$name $1"; [[ $1 == reference ]] || label+=" threads=$2"
+    printf '%-40s aarch64 %s\n' "$label" "$a"
     [[ $x == "$a" ]] || { echo "FAIL: $name: aarch64 $1 (threads=$2) output hashes differ from x86-64"; fail=1; }
   done
 done
