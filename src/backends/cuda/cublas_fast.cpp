@@ -6,10 +6,32 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
+
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/device_api.h"
+#include "backends/cuda/operand_scan.h"
 
 namespace rung::cuda {
+
+// cuBLAS sums in its own order (blocked, maybe split), so it may only run where every order
+// lands inside the class: no empty extent (cuBLAS refuses N = 0, and K = 0 must give +0), no
+// NaN or infinity in an operand (an order can turn the chain's -inf into NaN), and
+// K * max|a| * max|b| below half the output type's largest finite value, so that no partial
+// sum in any order can overflow (the factor 2 covers rounding). Everything else runs the
+// exact kernel, whose result is always inside the class; the context counts both.
+bool fast_matmul_admits(Context& ctx, const DevTensor& a, const DevTensor& b, const DevTensor& c, const MatmulSpec& m,
+                        bool& admit, DiagnosticSink& diags) {
+  admit = false;
+  if (m.M == 0 || m.N == 0 || m.K == 0 || m.batch.numel() == 0) return true;
+  float mx[2] = {0, 0};
+  int err = operand_max_abs(a.data(), a.numel(), b.data(), b.numel(), static_cast<int>(a.dtype), mx, ctx.stream());
+  if (!ctx.check(err, "operand scan", diags)) return false;
+  double limit = c.dtype == DType::f16 ? 65504.0 / 2 : 3.3895313892515355e38 / 2;  // bf16's max <= f32's
+  double bound = static_cast<double>(m.K) * static_cast<double>(mx[0]) * static_cast<double>(mx[1]);
+  admit = std::isfinite(mx[0]) && std::isfinite(mx[1]) && bound < limit;
+  return true;
+}
 
 bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags) {
   auto h = static_cast<cublasHandle_t>(ctx.cublas());

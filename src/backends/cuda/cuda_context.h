@@ -58,6 +58,9 @@ class Context {
 
   // Transfer counters (recorded for run records and benchmarks).
   std::uint64_t bytes_up = 0, bytes_down = 0, uploads = 0, downloads = 0;
+  // Tier fast matmul/linear: calls that ran on cuBLAS, and calls its guard gave to the exact
+  // kernel (an empty extent, a non-finite operand, or magnitudes that could overflow).
+  std::uint64_t fast_matmul_cublas = 0, fast_matmul_exact = 0;
 
  private:
   Context() = default;
@@ -82,8 +85,12 @@ std::vector<std::string> dev_kernel_names();
 std::optional<std::vector<DevTensor>> run_dev(Context& ctx, const ops::OpDef& op, std::span<const DevTensor> inputs,
                                               const AttrMap& attrs, DiagnosticSink& diags);
 
-// cuBLAS for tier fast: TF32 tensor cores for f32 operands, BF16 for bf16 (f32 accumulate).
+// cuBLAS for tier fast: SGEMM for f32 operands, BF16 tensor cores for bf16 (f32 accumulate).
 struct MatmulSpec;
+// Whether cuBLAS may run this product within matmul's fast class (`admit`); false only on a
+// device failure (U0002). See cublas_fast.cpp for the rule.
+bool fast_matmul_admits(Context& ctx, const DevTensor& a, const DevTensor& b, const DevTensor& c, const MatmulSpec& m,
+                        bool& admit, DiagnosticSink& diags);
 bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags);
 
 // The backend (registered as "cuda").

@@ -188,8 +188,15 @@ bool run_matmul(Context& c, const DevTensor& A, const DevTensor& B, bool ta, boo
     m.bias = bias->data();
     m.bias_dtype = dt(bias->dtype);
   }
-  if (c.tier() == ops::Tier::fast && (A.dtype == DType::f32 || A.dtype == DType::bf16) && !bias)
-    return fast_matmul(c, A, B, Y, m, d);
+  if (c.tier() == ops::Tier::fast && (A.dtype == DType::f32 || A.dtype == DType::bf16) && !bias) {
+    bool admit = false;
+    if (!fast_matmul_admits(c, A, B, Y, m, admit, d)) return false;
+    if (admit) {
+      ++c.fast_matmul_cublas;
+      return fast_matmul(c, A, B, Y, m, d);
+    }
+    ++c.fast_matmul_exact;  // the exact result is always inside the fast class
+  }
   return c.check(launch_matmul_exact(A.data(), B.data(), dt(A.dtype), Y.data(), dt(Y.dtype), m, c.stream()), "matmul kernel", d);
 }
 
