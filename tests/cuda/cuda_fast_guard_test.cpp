@@ -1,5 +1,5 @@
-// Tier fast's guard in front of cuBLAS (cublas_fast.cpp): empty extents, non-finite operands
-// and magnitudes that could overflow run the exact kernel; ordinary products run on cuBLAS.
+// Tier fast's guard in front of cuBLAS (cublas_fast.cpp): empty extents, layouts cuBLAS
+// refuses, non-finite operands and magnitudes that could overflow run the exact kernel; ordinary products run on cuBLAS.
 // Each product is checked against the reference in matmul's fast class, and the context's
 // counters say which way each call went. Without a GPU the tests skip loudly.
 #include <gtest/gtest.h>
@@ -72,6 +72,9 @@ TEST(CudaFastGuard, ZeroExtentsRunTheExactKernel) {
         mm_attrs(false, false), "matmul bf16[2,3,0] x bf16[2,0,4] (K = 0)", true);
   check(*ctx, "linear", {random_tensor(DType::f32, {3, 0}, 9), random_tensor(DType::f32, {4, 0}, 10)}, {},
         "linear f32[3,0] W f32[4,0] (K = 0)", true);
+  // K = 1 leaves both strides of W 1: the leading dimension cuBLAS would get (1 < N) it refuses.
+  check(*ctx, "linear", {random_tensor(DType::f32, {5, 1}, 11, false), random_tensor(DType::f32, {64, 1}, 12, false)}, {},
+        "linear f32[5,1] W f32[64,1] (K = 1)", true);
 }
 
 TEST(CudaFastGuard, NonFiniteOperandsRunTheExactKernel) {

@@ -13,6 +13,18 @@
 #include "backends/cuda/operand_scan.h"
 
 namespace rung::cuda {
+namespace {
+
+// cuBLAS's view of the operands (column-major: C^T = op(B)^T op(A)^T), as fast_matmul passes them.
+struct CublasLayout {
+  bool b_n, a_n;  // CUBLAS_OP_N for B, for A
+  long long ldb, lda;
+};
+CublasLayout cublas_layout(const MatmulSpec& m) {
+  return {m.b_cs == 1, m.a_ks == 1, m.b_cs == 1 ? m.b_ks : m.b_cs, m.a_ks == 1 ? m.a_rs : m.a_ks};
+}
+
+}  // namespace
 
 // cuBLAS sums in its own order (blocked, maybe split), so it may only run where every order
 // lands inside the class: no empty extent (cuBLAS refuses N = 0, and K = 0 must give +0), no
@@ -24,10 +36,15 @@ bool fast_matmul_admits(Context& ctx, const DevTensor& a, const DevTensor& b, co
                         bool& admit, DiagnosticSink& diags) {
   admit = false;
   if (m.M == 0 || m.N == 0 || m.K == 0 || m.batch.numel() == 0) return true;
+  // One type throughout (mixed types, as the FFN composites pass, are refused: status 15), and
+  // leading dimensions cuBLAS accepts: an extent of 1 can leave both strides 1 (status 7).
+  if (b.dtype != a.dtype || c.dtype != a.dtype) return true;
+  CublasLayout l = cublas_layout(m);
+  if (l.ldb < static_cast<long long>(l.b_n ? m.N : m.K) || l.lda < static_cast<long long>(l.a_n ? m.K : m.M)) return true;
   float mx[2] = {0, 0};
   int err = operand_max_abs(a.data(), a.numel(), b.data(), b.numel(), static_cast<int>(a.dtype), mx, ctx.stream());
   if (!ctx.check(err, "operand scan", diags)) return false;
-  double limit = c.dtype == DType::f16 ? 65504.0 / 2 : 3.3895313892515355e38 / 2;  // bf16's max <= f32's
+  double limit = 3.3895313892515355e38 / 2;  // the output is f32 or bf16: bf16's max <= f32's
   double bound = static_cast<double>(m.K) * static_cast<double>(mx[0]) * static_cast<double>(mx[1]);
   admit = std::isfinite(mx[0]) && std::isfinite(mx[1]) && bound < limit;
   return true;
@@ -40,9 +57,10 @@ bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor
   cudaDataType_t out_t = c.dtype == DType::bf16 ? CUDA_R_16BF : c.dtype == DType::f16 ? CUDA_R_16F : CUDA_R_32F;
   cublasComputeType_t comp = CUBLAS_COMPUTE_32F;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-  cublasOperation_t opb = m.b_cs == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
-  cublasOperation_t opa = m.a_ks == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
-  long long ldb = m.b_cs == 1 ? m.b_ks : m.b_cs, lda = m.a_ks == 1 ? m.a_rs : m.a_ks;
+  CublasLayout l = cublas_layout(m);
+  cublasOperation_t opb = l.b_n ? CUBLAS_OP_N : CUBLAS_OP_T;
+  cublasOperation_t opa = l.a_n ? CUBLAS_OP_N : CUBLAS_OP_T;
+  long long ldb = l.ldb, lda = l.lda;
   int M = static_cast<int>(m.M), N = static_cast<int>(m.N), K = static_cast<int>(m.K);
   const float one = 1.0f, zero = 0.0f;
   std::size_t esz = bf ? 2 : 4, osz = dtype_info(c.dtype).block_bytes;
