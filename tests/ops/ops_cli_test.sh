@@ -44,6 +44,10 @@ check eval-unknown-op 1 'N0010' -- "$RUNG" eval frobnicate -i '[1]'
 check eval-shape-error 1 'N0011.*cannot be applied' -- "$RUNG" eval matmul -i '[[1,2]]' -i '[[1,2]]'
 check eval-bad-tier 2 'C0204' -- "$RUNG" eval exp -i '[1]' --tier turbo
 check eval-usage 2 '' -- "$RUNG" eval
+# Quantized results: --json prints the blocks' storage (f16 scale 31/127 = 0x33d0, then codes
+# 0, 4, ..., 127), and --expect, which compares values, is refused instead of crashing.
+check eval-json-q8 0 '"storage_hex": "d0330004080c1014191d2125292d3135393d42464a4e52565a5e62666a6f73777b7f"' -- "$RUNG" eval quantize -i 'f32[1,32]:iota' -a to=q8_0 --json
+check eval-expect-q8 1 'C0205' -- "$RUNG" eval quantize -i 'f32[2,32]:0.5' -a to=q8_0 --expect '[1]'
 
 # A little-endian f4 .npy of [1, 2] written by hand: 10 bytes of preamble, then the header
 # dict padded with spaces to 117 bytes plus a newline (0x76 = 118), so the data starts at 128.

@@ -171,6 +171,15 @@ std::string hex_bits(const HostTensor& t, std::uint64_t i) {
 nlohmann::json tensor_json(const HostTensor& t, bool bits) {
   nlohmann::json values = nlohmann::json::array(), hex = nlohmann::json::array();
   const DTypeInfo& info = dtype_info(t.dtype());
+  if (info.is_quantized) {  // blocks of scale + codes: no per-element value to print, the storage is the value
+    std::string storage;
+    static const char* digits = "0123456789abcdef";
+    for (std::uint8_t b : t.bytes()) {
+      storage += digits[b >> 4];
+      storage += digits[b & 15];
+    }
+    return {{"dtype", dtype_name(t.dtype())}, {"shape", t.shape()}, {"storage_hex", storage}};
+  }
   for (std::uint64_t i = 0; i < t.numel(); ++i) {
     if (info.is_float) values.push_back(number_json(t.load_f64(i)));
     else if (t.dtype() == DType::boolean) values.push_back(t.load_bool(i));
@@ -216,6 +225,12 @@ int run(const Args& a, const GlobalOptions& global) {
   if (!outputs) return report(diags, sources, global);
 
   std::optional<Verdict> verdict;
+  if (!a.expect.empty() && dtype_info(outputs->front().dtype()).is_quantized) {
+    diags.error("C0205", "--expect compares values, but `" + op->name + "`'s first result is " +
+                             std::string(dtype_name(outputs->front().dtype())) + " blocks")
+        .note("--json prints the blocks' storage (storage_hex); values can be compared after `dequantize`");
+    return report(diags, sources, global);
+  }
   if (!a.expect.empty()) {
     auto want = load_input(a.expect, "--expect", sources, diags, outputs->front().dtype());
     if (!want) return report(diags, sources, global);
