@@ -103,4 +103,25 @@ inline unsigned blocks_for(std::uint64_t n, unsigned threads) {
 
 inline int launch_status() { return static_cast<int>(cudaGetLastError()); }
 
+// Calls fn(T{}) with the type kernels compute in for dtype `dt` (f16/bf16 widen exactly to
+// float); bool only where the caller's ops take it. Another dtype is cudaErrorInvalidValue.
+template <bool kWithBool = false, typename Fn> inline int with_value_type(int dt, Fn&& fn) {
+  switch (dt) {
+    case F32: case F16: case BF16: return fn(float{});
+    case F64: return fn(double{});
+    case I64: return fn(std::int64_t{});
+    case I32: return fn(std::int32_t{});
+    case I16: return fn(std::int16_t{});
+    case I8: return fn(std::int8_t{});
+    case U64: return fn(std::uint64_t{});
+    case U32: return fn(std::uint32_t{});
+    case U16: return fn(std::uint16_t{});
+    case U8: return fn(std::uint8_t{});
+    case BOOL:
+      if constexpr (kWithBool) return fn(bool{});
+      return static_cast<int>(cudaErrorInvalidValue);
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
 }  // namespace rung::cuda

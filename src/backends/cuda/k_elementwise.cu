@@ -9,23 +9,6 @@
 namespace rung::cuda {
 namespace {
 
-template <typename Fn> int with_compute_type(int dt, Fn&& fn) {
-  switch (dt) {
-    case F32: case F16: case BF16: return fn(float{});
-    case F64: return fn(double{});
-    case I64: return fn(std::int64_t{});
-    case I32: return fn(std::int32_t{});
-    case I16: return fn(std::int16_t{});
-    case I8: return fn(std::int8_t{});
-    case U64: return fn(std::uint64_t{});
-    case U32: return fn(std::uint32_t{});
-    case U16: return fn(std::uint16_t{});
-    case U8: return fn(std::uint8_t{});
-    case BOOL: return fn(bool{});
-    default: return static_cast<int>(cudaErrorInvalidValue);
-  }
-}
-
 template <typename F, typename T>
 __global__ void unary_k(const void* x, int xdt, void* y, int ydt, std::uint64_t n) {
   F f{};
@@ -70,7 +53,7 @@ template <typename F> int unary_typed(const void* x, int xdt, void* y, int ydt, 
       return unary_typed<F>(static_cast<const float*>(x) + 4 * n4, xdt, static_cast<float*>(y) + 4 * n4, ydt, n % 4, s);
     }
   }
-  return with_compute_type(xdt, [&](auto tag) -> int {
+  return with_value_type<true>(xdt, [&](auto tag) -> int {
     using T = decltype(tag);
     if constexpr (std::is_invocable_v<F, T>) {
       unary_k<F, T><<<blocks_for(n, 256), 256, 0, s>>>(x, xdt, y, ydt, n);
@@ -101,7 +84,7 @@ int binary_typed(const Strided& a, const Strided& b, void* y, int ydt, const Dim
       return binary_typed<F>(ta, tb, static_cast<float*>(y) + 4 * n4, ydt, tail, s);
     }
   }
-  return with_compute_type(a.dtype, [&](auto tag) -> int {
+  return with_value_type<true>(a.dtype, [&](auto tag) -> int {
     using T = decltype(tag);
     if constexpr (std::is_invocable_v<F, T, T>) {
       binary_k<F, T><<<blocks_for(n, 256), 256, 0, s>>>(a, b, y, ydt, out, n);
@@ -184,7 +167,6 @@ __global__ void cast_k(const void* x, int from, void* y, int to, std::uint64_t n
     else st_int(y, to, i, bits);
   }
 }
-
 
 struct StridePair {
   std::int64_t v[2 * kMaxRank];

@@ -243,22 +243,6 @@ __global__ void arg_k(Level0 L, std::uint64_t outs, std::uint64_t n, void* y) {
   }
 }
 
-template <typename Fn> int with_reduce_type(int dt, Fn&& fn) {
-  switch (dt) {
-    case F32: case F16: case BF16: return fn(float{});
-    case F64: return fn(double{});
-    case I64: return fn(std::int64_t{});
-    case I32: return fn(std::int32_t{});
-    case I16: return fn(std::int16_t{});
-    case I8: return fn(std::int8_t{});
-    case U64: return fn(std::uint64_t{});
-    case U32: return fn(std::uint32_t{});
-    case U16: return fn(std::uint16_t{});
-    case U8: return fn(std::uint8_t{});
-    default: return static_cast<int>(cudaErrorInvalidValue);
-  }
-}
-
 // softmax rows: a warp per row when the row is one chunk, else a block per row.
 template <bool kLog, bool kBlock>
 __global__ void softmax_k(const void* x, int dt, void* y, std::uint64_t rows, std::uint64_t n, std::uint64_t inner) {
@@ -294,14 +278,14 @@ int launch_reduce(Red op, const void* x, int dtype, void* y, int y_dtype, const 
   Level0 L{x, dtype, spec, false};
   L.red_dense = spec.red.rank == 0 || (spec.red.rank == 1 && spec.red_stride[0] == 1);
   if (op == Red::argmax || op == Red::argmin) {
-    return with_reduce_type(dtype, [&](auto tag) -> int {
+    return with_value_type(dtype, [&](auto tag) -> int {
       using T = decltype(tag);
       if (op == Red::argmax) arg_k<T, true><<<warp_blocks(outs), 256, 0, s>>>(L, outs, n, y);
       else arg_k<T, false><<<warp_blocks(outs), 256, 0, s>>>(L, outs, n, y);
       return launch_status();
     });
   }
-  return with_reduce_type(dtype, [&](auto tag) -> int {
+  return with_value_type(dtype, [&](auto tag) -> int {
     using T = decltype(tag);
     return reduce_typed<T>(op, L, y, y_dtype, outs, n, spec.correction, s);
   });

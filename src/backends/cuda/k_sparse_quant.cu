@@ -61,22 +61,6 @@ __global__ void scatter_add_k(const void* x, const void* upd, int dt, const std:
   }
 }
 
-template <typename Fn> int with_scatter_type(int dt, Fn&& fn) {
-  switch (dt) {
-    case F32: case F16: case BF16: return fn(float{});
-    case F64: return fn(double{});
-    case I64: return fn(std::int64_t{});
-    case I32: return fn(std::int32_t{});
-    case I16: return fn(std::int16_t{});
-    case I8: return fn(std::int8_t{});
-    case U64: return fn(std::uint64_t{});
-    case U32: return fn(std::uint32_t{});
-    case U16: return fn(std::uint16_t{});
-    case U8: return fn(std::uint8_t{});
-    default: return static_cast<int>(cudaErrorInvalidValue);
-  }
-}
-
 // ---- quantize / linear_q
 
 __global__ void quantize_k(const void* x, int dt, std::uint8_t* q, bool q8, std::uint64_t blocks, unsigned long long* first) {
@@ -279,7 +263,7 @@ int launch_scatter_add(const void* x, const void* upd, int dtype, const std::uin
   std::uint64_t total = outer * n * inner;
   if (total == 0) return 0;
   if (max_m > kChunk * kChunk) return static_cast<int>(cudaErrorInvalidValue);
-  return with_scatter_type(dtype, [&](auto tag) -> int {
+  return with_value_type(dtype, [&](auto tag) -> int {
     using T = decltype(tag);
     if (max_m <= kChunk) scatter_add_k<T, false><<<blocks_for(total, 8), 256, 0, s>>>(x, upd, dtype, jstart, jlist, y, outer, n, J, inner);
     else scatter_add_k<T, true><<<blocks_for(total, 1), 256, 0, s>>>(x, upd, dtype, jstart, jlist, y, outer, n, J, inner);
