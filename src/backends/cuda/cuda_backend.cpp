@@ -11,7 +11,7 @@
 #include "runtime/backend_registry.h"
 
 #ifndef RUNG_CUDA_KERNEL_SOURCE_HASH
-#define RUNG_CUDA_KERNEL_SOURCE_HASH "unknown"
+#error "RUNG_CUDA_KERNEL_SOURCE_HASH is set by src/backends/cuda/CMakeLists.txt (receipts name the kernel sources)"
 #endif
 
 namespace rung::cuda {
