@@ -3,6 +3,11 @@
 //                    the same N x N x N problem, timed alternately in one process; counters
 //                    rung_gflops, blas_gflops and ratio = rung / blas.
 //   BM_GemmKernel/N  the same, kernel to kernel: rung's GEMM driver into a preallocated C.
+//                    The GEMM label names the OpenBLAS kernel in use: OpenBLAS 0.3.21 does not
+//                    know every AVX-512 CPU model and falls back to "Prescott" (SSE3, ~5x
+//                    slower) there; run with OPENBLAS_CORETYPE=SkylakeX, and with
+//                    OPENBLAS_THREAD_TIMEOUT=4 so its idle worker stops spinning on the core
+//                    rung's next call needs (bench/RESULTS.md).
 //   BM_FusedElementwise/N  a fused region (relu(a * b + a)) on the chunked executor vs memcpy.
 //   BM_Elementwise/N the `add` kernel and a memcpy of the same bytes, alternately; counters
 //                    add_gbps (3 streams: a, b, y), copy_gbps (2 streams) and ratio.
@@ -11,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/fused_region.h"
@@ -22,6 +28,7 @@
 #if RUNG_HAVE_OPENBLAS
 #include <cblas.h>
 extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_corename(void);
 #endif
 
 namespace {
@@ -75,6 +82,7 @@ void BM_Gemm(benchmark::State& state) {
 #if RUNG_HAVE_OPENBLAS
   state.counters["blas_gflops"] = flops / t_blas * 1e-9;
   state.counters["ratio"] = t_blas / t_rung;
+  state.SetLabel(std::string("openblas:") + openblas_get_corename());
 #endif
   state.counters["threads"] = threads();
 }
@@ -114,6 +122,7 @@ void BM_GemmKernel(benchmark::State& state) {
 #if RUNG_HAVE_OPENBLAS
   state.counters["blas_gflops"] = flops / t_blas * 1e-9;
   state.counters["ratio"] = t_blas / t_rung;
+  state.SetLabel(std::string("openblas:") + openblas_get_corename());
 #endif
 }
 BENCHMARK(BM_GemmKernel)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -9,7 +9,6 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/aligned_allocator.h>
-#include <hwy/cache_control.h>
 
 #include <algorithm>
 #include <cstring>
@@ -132,9 +131,10 @@ HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
 }
 #endif  // HWY_HAVE_SCALABLE
 
-// Blocking (elements): KC x NR of B (32 KiB at AVX-512) stays in L1 across the row tiles;
-// MC x KC of A in L2; NC wide panels of B are packed per k-block.
-constexpr size_t kKC = kGemmKC, kMCTiles = 16;
+// Blocking (elements), the BLIS order: the KC x NC packed block of B (1 MiB at AVX-512) stays
+// in L2; each KC x MR micro-panel of packed A (12 KiB) stays in L1 while the tiles of one row
+// strip of C stream B's micro-panels from L2. MC rows of A (96 KiB packed) per packing.
+constexpr size_t kKC = kGemmKC, kMC = 96;  // 96: a multiple of every target's MR (12, 6)
 
 template <typename T> size_t NrOf() { return 2 * hn::Lanes(hn::ScalableTag<T>()); }
 
@@ -163,6 +163,31 @@ template <typename T> void PackB(size_t kc, size_t nc, const T* b, size_t b_ks, 
   }
 }
 
+// Packs 4 contiguous rows of A (row stride rs, k contiguous) into columns 0..3 of an MR-wide
+// panel (row k of the panel at dst + k * MR): 4 x 4 blocks transposed in registers, so each
+// store writes 4 elements where a scalar scatter writes 1 (packing A was ~3% of a 1024^3
+// product).
+template <typename T> HWY_INLINE void PackRows4(const T* src, size_t rs, size_t kc, T* dst, size_t MR) {
+  size_t k = 0;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (sizeof(T) == 4) {
+    const hn::Full128<T> d;
+    for (; k + 4 <= kc; k += 4) {
+      const auto r0 = hn::LoadU(d, src + k), r1 = hn::LoadU(d, src + rs + k);
+      const auto r2 = hn::LoadU(d, src + 2 * rs + k), r3 = hn::LoadU(d, src + 3 * rs + k);
+      const auto t0 = hn::InterleaveLower(d, r0, r1), t1 = hn::InterleaveLower(d, r2, r3);  // k, k+1
+      const auto t2 = hn::InterleaveUpper(d, r0, r1), t3 = hn::InterleaveUpper(d, r2, r3);  // k+2, k+3
+      hn::StoreU(hn::ConcatLowerLower(d, t1, t0), d, dst + k * MR);
+      hn::StoreU(hn::ConcatUpperUpper(d, t1, t0), d, dst + (k + 1) * MR);
+      hn::StoreU(hn::ConcatLowerLower(d, t3, t2), d, dst + (k + 2) * MR);
+      hn::StoreU(hn::ConcatUpperUpper(d, t3, t2), d, dst + (k + 3) * MR);
+    }
+  }
+#endif
+  for (; k < kc; ++k)
+    for (size_t r = 0; r < 4; ++r) dst[k * MR + r] = src[r * rs + k];
+}
+
 // C[0:M, 0:nc] (row stride ldc) continued over one k-block of depth kc: A's element (i, k) at
 // a[i * a_rs + k * a_ks] (already offset to the k-block), B packed by PackB. `first`: the
 // k-block that starts the chains (tiles start at +0 instead of loading C).
@@ -171,7 +196,7 @@ void Rows(size_t M, size_t nc, size_t kc, const T* a, size_t a_rs, size_t a_ks, 
           size_t ldc, bool first) {
   const hn::ScalableTag<T> d;
   const size_t NR = NrOf<T>();
-  constexpr size_t MR = kMR, MC = kMR * kMCTiles;
+  constexpr size_t MR = kMR, MC = kMC;
   // The packing buffer lives as long as the thread, so repeated products fault in no pages.
   thread_local hwy::AlignedFreeUniquePtr<T[]> pa;
   thread_local size_t pa_size = 0;
@@ -182,8 +207,10 @@ void Rows(size_t M, size_t nc, size_t kc, const T* a, size_t a_rs, size_t a_ks, 
     for (size_t ir = 0; ir < mc; ir += MR) {
       T* dst = pa.get() + ir * kc;
       size_t mr = std::min(MR, mc - ir);
-      if (a_ks == 1) {  // rows of A are contiguous: read them, scatter into the L1-sized panel
-        for (size_t r = 0; r < MR; ++r) {
+      if (a_ks == 1) {  // rows of A are contiguous: groups of 4 rows transposed, then the rest
+        size_t r4 = 0;
+        for (; r4 + 4 <= mr; r4 += 4) PackRows4(a + (ic + ir + r4) * a_rs, a_rs, kc, dst + r4, MR);
+        for (size_t r = r4; r < MR; ++r) {
           if (r >= mr) {
             for (size_t k = 0; k < kc; ++k) dst[k * MR + r] = T(0);
             continue;
@@ -200,23 +227,26 @@ void Rows(size_t M, size_t nc, size_t kc, const T* a, size_t a_rs, size_t a_ks, 
       }
     }
   };
-  // The register tiles of C[ic:ic+mc, 0:nc].
+  // The register tiles of C[ic:ic+mc, 0:nc], one row strip at a time, left to right: the A
+  // micro-panel stays in L1 and the C rows are read as sequential streams.
   auto tiles = [&](size_t ic, size_t mc) {
-    for (size_t jr = 0; jr < nc; jr += NR) {
-      size_t nr = std::min(NR, nc - jr);
-      for (size_t ir = 0; ir < mc; ir += MR) {
-        size_t mr = std::min(MR, mc - ir);
+    for (size_t ir = 0; ir < mc; ir += MR) {
+      const size_t mr = std::min(MR, mc - ir);
+      for (size_t jr = 0; jr < nc; jr += NR) {
+        const size_t nr = std::min(NR, nc - jr);
         T* cp = c + (ic + ir) * ldc + jr;
-        // Bring the next tile's C rows towards L1 while this tile computes.
-        size_t next_rows = std::min(MR, mc - std::min(mc, ir + MR));
-        const T* next = cp + MR * ldc;
-        if (next_rows == 0 && jr + NR < nc) {
-          next = c + ic * ldc + jr + NR;
-          next_rows = std::min(MR, mc);
-        }
-        for (size_t r = 0; r < next_rows; ++r) {
-          hwy::Prefetch(next + r * ldc);
-          hwy::Prefetch(next + r * ldc + NR - 1);
+        if (!first) {  // the next tile's C rows towards L2 while this tile computes
+          const T* next = cp + NR;
+          size_t next_rows = mr, next_cols = std::min(NR, nc - std::min(nc, jr + NR));
+          if (next_cols == 0) {  // the first tile of the next row strip
+            next = c + (ic + ir + MR) * ldc;
+            next_rows = std::min(MR, mc - std::min(mc, ir + MR));
+            next_cols = std::min(NR, nc);
+          }
+          for (size_t r = 0; r < next_rows; ++r) {
+            __builtin_prefetch(next + r * ldc, 0, 2);
+            __builtin_prefetch(next + r * ldc + next_cols - 1, 0, 2);
+          }
         }
         if (mr == MR && nr == NR) {
           Micro<T>(kc, pa.get() + ir * kc, pb + jr * kc, cp, ldc, first);
