@@ -110,8 +110,25 @@ HWY_INLINE void Micro(size_t kc, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
       c1[r] = hn::LoadU(d, c + r * ldc + N);
     }
   }
+  // Four k steps per iteration with constant offsets from one pointer pair: the pointers
+  // advance once per four steps, so no integer op competes with the fmas for their ports.
+  size_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
 #pragma GCC unroll 4
-  for (size_t k = 0; k < kc; ++k) {
+    for (size_t u = 0; u < 4; ++u) {
+      const V b0 = hn::Load(d, pb + u * 2 * N);
+      const V b1 = hn::Load(d, pb + u * 2 * N + N);
+#pragma GCC unroll 12
+      for (size_t r = 0; r < kMR; ++r) {
+        const V a = hn::Set(d, pa[u * kMR + r]);
+        c0[r] = Fma(d, a, b0, c0[r]);
+        c1[r] = Fma(d, a, b1, c1[r]);
+      }
+    }
+    pa += 4 * kMR;
+    pb += 8 * N;
+  }
+  for (; k < kc; ++k) {
     const V b0 = hn::Load(d, pb);
     const V b1 = hn::Load(d, pb + N);
 #pragma GCC unroll 12
@@ -141,11 +158,24 @@ template <typename T> size_t NrOf() { return 2 * hn::Lanes(hn::ScalableTag<T>())
 // Packs B[0:kc, 0:nc] (element (k, j) at b[k * b_ks + j * b_cs]) into NR-wide panels (panel
 // p at dst + p * NR * kc, row k of it at + k * NR), zero-padded at the right edge.
 template <typename T> void PackB(size_t kc, size_t nc, const T* b, size_t b_ks, size_t b_cs, T* HWY_RESTRICT pb) {
-  const size_t NR = NrOf<T>();
-  for (size_t jr = 0; jr < nc; jr += NR) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d), NR = NrOf<T>();
+  size_t jr = 0;
+  if (b_cs == 1) {  // rows of B are contiguous: the full panels, read row by row with vectors
+    for (size_t k = 0; k < kc; ++k) {
+      const T* src = b + k * b_ks;
+      for (size_t j = 0; j + NR <= nc; j += NR) {
+        T* dst = pb + j * kc + k * NR;
+        hn::StoreU(hn::LoadU(d, src + j), d, dst);
+        hn::StoreU(hn::LoadU(d, src + j + N), d, dst + N);
+      }
+    }
+    jr = nc / NR * NR;
+  }
+  for (; jr < nc; jr += NR) {
     T* dst = pb + jr * kc;
     size_t nr = std::min(NR, nc - jr);
-    if (b_cs == 1) {  // rows of B are contiguous
+    if (b_cs == 1) {  // the right edge panel
       for (size_t k = 0; k < kc; ++k) {
         std::memcpy(dst + k * NR, b + k * b_ks + jr, nr * sizeof(T));
         std::fill(dst + k * NR + nr, dst + (k + 1) * NR, T(0));
