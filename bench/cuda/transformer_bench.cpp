@@ -1,7 +1,7 @@
 // The transformer block (transformer_block.h) on the cuda backend: bit-identity with the
 // reference on the same inputs (output hashes), then timings of forward + backward at
 // B=8, T=1024, D=768, 12 heads, SwiGLU 4x in tier debug (exact kernels) and tier fast
-// (cuBLAS TF32 matmuls), CUDA events, median of 5 after a warm-up.
+// (cuBLAS matmuls, the flash attention kernel on bf16), CUDA events, median of 5 after a warm-up.
 //   usage: cuda_transformer_bench [check_B check_T check_D check_H]
 #include <cuda_runtime.h>
 

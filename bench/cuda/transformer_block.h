@@ -1,9 +1,10 @@
 // One pre-norm transformer block, forward and backward, written once as a sequence of rung
 // registry ops and run by any executor (the reference on host tensors, the CUDA backend on
 // device tensors), so the two results can be compared bit for bit.
-//   h1 = rmsnorm(x) g1; qkv = h1 Wqkv (fused); causal softmax attention over H heads;
-//   x2 = x + o Wo; h2 = rmsnorm(x2) g2; y = x2 + (silu(h2 Wg) * (h2 Wu)) Wd
-// Backward from a given dy by the chain rule, every step a registry op.
+//   h1 = rmsnorm(x) g1; qkv = h1 Wqkv (fused); causal softmax attention over H heads (the
+//   `attention` op); x2 = x + o Wo; h2 = rmsnorm(x2) g2; y = x2 + (silu(h2 Wg) * (h2 Wu)) Wd
+// Backward from a given dy by the chain rule, every step a registry op; the attention
+// probabilities are recomputed there from q and k by matmul, mul, add (mask) and softmax.
 #pragma once
 
 #include <cmath>
@@ -70,9 +71,8 @@ std::vector<V> transformer_block(Run& run, const BlockDims& d, const std::vector
     return rs(s, shape({B, H, T, hd}));
   };
   V q = part(0), k = part(1), v = part(2);
-  V s = bin("add", bin("mul", mm(q, k, false, true), scale), mask);             // [B, H, T, T]
-  V p = run("softmax", {s}, AttrMap{{"axis", std::int64_t{-1}}});
-  V o = rs(tr(mm(p, v), I{0, 2, 1, 3}), shape({B, T, D}));
+  V oh = run("attention", {q, k, v}, AttrMap{{"causal", true}});               // [B, H, T, hd], scale 1/sqrt(hd)
+  V o = rs(tr(oh, I{0, 2, 1, 3}), shape({B, T, D}));
   V x2 = bin("add", x, mm(o, wo));
   auto n2 = rms(x2, g2);
   V gt = mm(n2[0], wg), up = mm(n2[0], wu);
@@ -94,10 +94,15 @@ std::vector<V> transformer_block(Run& run, const BlockDims& d, const std::vector
   V dx2 = bin("add", dy, rms_back(dh2, n2[1], n2[2], g2, dg2));
   V dwo = mm(flat(o, D), flat(dx2, D), true, false);
   V dot = tr(rs(mm(dx2, wo, false, true), shape({B, T, H, hd})), I{0, 2, 1, 3});  // [B, H, T, hd]
+  // The attention op keeps p to itself: recompute it from the same q, k (the composed form).
+  V s = bin("add", bin("mul", mm(q, k, false, true), scale), mask);             // [B, H, T, T]
+  V p = run("softmax", {s}, AttrMap{{"axis", std::int64_t{-1}}});
   V dp = mm(dot, v, false, true), dv = mm(p, dot, true, false);
-  V rowdot = run("sum", {bin("mul", dp, p)}, AttrMap{{"axes", I{-1}}, {"keepdims", true}});
-  V ds = bin("mul", bin("mul", p, bin("sub", dp, rowdot)), scale);
-  V dq = mm(ds, k), dk = mm(ds, q, true, false);
+  // sum_j p_j dp_j = dO . sum_j p_j v_j = dO . o: a [B, H, T, hd] product instead of [B, H, T, T].
+  V rowdot = run("sum", {bin("mul", dot, oh)}, AttrMap{{"axes", I{-1}}, {"keepdims", true}});
+  // The scale goes on the [B, H, T, hd] products, not on the [B, H, T, T] ds.
+  V ds = bin("mul", p, bin("sub", dp, rowdot));
+  V dq = bin("mul", mm(ds, k), scale), dk = bin("mul", mm(ds, q, true, false), scale);
   auto lift = [&](const V& t) { return rs(t, shape({1, B, H, T, hd})); };
   V dqkvt = run("concat", {lift(dq), lift(dk), lift(dv)}, AttrMap{{"axis", std::int64_t{0}}});
   V dqkv = rs(tr(dqkvt, I{1, 3, 0, 2, 4}), shape({B, T, 3 * D}));

@@ -1,6 +1,7 @@
 // GPU suite cases for rope, attention, cross_entropy, scatter_add, quantize, linear_q,
 // csr_from_dense and csr_from_coo: awkward shapes (rows past one tree chunk, broadcast
 // batches, masks), special values, and inputs the reference refuses (the GPU must refuse too).
+#include <cmath>
 #include <random>
 
 #include "cuda_cases.h"
@@ -56,6 +57,34 @@ void add_nn_cases(std::vector<Case>& cs, std::uint64_t& seed) {
                 {}, "attention additive f16 mask"});
   cs.push_back({"attention", {R(DType::f32, {3, 4}, false), R(DType::f32, {5000, 4}, false), R(DType::f32, {5000, 2}, false)},
                 attrs({{"causal", false}}), "attention Sk 5000 (block rows)"});
+  // The fused kernel's tiles: many query and key tiles (32/16/8-query tiles by row length),
+  // causal tiles that stop early, head dims past one 64-column chunk and not a multiple of
+  // 4, masks across tiles, rows without keys, and a row too long for shared memory (unfused).
+  cs.push_back({"attention", {R(DType::f32, {2, 3, 300, 64}, false), R(DType::f32, {2, 3, 300, 64}, false),
+                              R(DType::f32, {2, 3, 300, 64}, false)},
+                {}, "attention causal 300x300 D 64 (fused, 32-query tiles)"});
+  cs.push_back({"attention", {R(DType::bf16, {2, 77, 100}, false), R(DType::bf16, {2, 129, 100}, false),
+                              R(DType::bf16, {2, 129, 70}, false)},
+                {}, "attention causal Sq 77 Sk 129 D 100 Dv 70 bf16"});
+  for (std::uint64_t n : {1000, 1500})  // 16- and 8-query tiles
+    cs.push_back({"attention", {R(DType::f16, {1, 2, n, 8}, false), R(DType::f16, {1, 2, n, 8}, false), R(DType::f16, {1, 2, n, 8}, false)},
+                  {}, "attention causal " + std::to_string(n) + " f16"});
+  cs.push_back({"attention", {R(DType::f32, {3, 70, 33}, false), R(DType::f32, {3, 140, 33}, false), R(DType::f32, {3, 140, 5}, false),
+                              R(DType::boolean, {3, 70, 140})},
+                attrs({{"causal", true}}), "attention causal + bool mask across tiles"});
+  {
+    auto m = R(DType::f32, {40, 90}, false);
+    for (std::uint64_t j = 0; j < 90; ++j) m.store_f32(7 * 90 + j, -INFINITY);  // row 7: every score -inf (NaN row)
+    for (std::uint64_t j = 0; j < 90; j += 3) m.store_f32(11 * 90 + j, INFINITY);
+    cs.push_back({"attention", {R(DType::f32, {2, 40, 16}, false), R(DType::f32, {2, 90, 16}, false), R(DType::f32, {2, 90, 16}, false), m},
+                  attrs({{"causal", false}}), "attention additive mask with -inf and +inf rows"});
+  }
+  cs.push_back({"attention", {R(DType::f32, {2, 200, 16}, false), R(DType::f32, {2, 70, 16}, false), R(DType::f32, {2, 70, 16}, false)},
+                {}, "attention causal Sq 200 > Sk 70 (tiles without keys)"});
+  cs.push_back({"attention", {R(DType::f32, {2, 2, 24}), R(DType::f32, {2, 300, 24}), R(DType::f32, {2, 300, 24})},
+                attrs({{"causal", false}}), "attention specials across tiles"});
+  cs.push_back({"attention", {R(DType::f32, {2, 4}, false), R(DType::f32, {7000, 4}, false), R(DType::f32, {7000, 3}, false)},
+                attrs({{"causal", false}}), "attention Sk 7000 (unfused: too long for shared memory)"});
 
   // cross_entropy: every reduction, ignore_index, multi-chunk rows, special logits, a bad target.
   for (const char* red : {"mean", "sum", "none"}) {

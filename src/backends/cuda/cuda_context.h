@@ -61,6 +61,8 @@ class Context {
   // Tier fast matmul/linear: calls that ran on cuBLAS, and calls its guard gave to the exact
   // kernel (an empty extent, a non-finite operand, or magnitudes that could overflow).
   std::uint64_t fast_matmul_cublas = 0, fast_matmul_exact = 0;
+  // Tier fast attention: calls on the flash kernel, and calls its guard gave to the exact one.
+  std::uint64_t fast_attention_flash = 0, fast_attention_exact = 0;
 
  private:
   Context() = default;

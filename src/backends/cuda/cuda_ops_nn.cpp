@@ -4,10 +4,12 @@
 // constructions have data-dependent result shapes: a count pass on the device, the count
 // downloaded (8 bytes, in bytes_down), the outputs allocated, then the fill pass.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "backends/cuda/cuda_ops_nn.h"
 #include "backends/cuda/device_api_nn.h"
+#include "backends/cuda/operand_scan.h"
 #include "ops/elementwise_driver.h"
 #include "ops/numerics/ieee.h"
 #include "ops/numerics/quant_blocks.h"
@@ -68,6 +70,25 @@ bool rope(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
                  "rope kernel", d);
 }
 
+// Tier fast runs the flash kernel where its shape rules hold, the operands share one bf16/f16
+// type and are finite, and no order of the sums can overflow f32: |s| <= D max|q| max|k|
+// scale and |o| <= Sk max|v| (p <= 1) below half of f32's largest value. Else the exact kernel.
+bool fast_attention_admits(Context& c, In in, const AttentionSpec& s, bool& admit, DiagnosticSink& d) {
+  admit = false;
+  int t = dt(in[0].dtype);
+  if (in[1].dtype != in[0].dtype || in[2].dtype != in[0].dtype || !flash_attention_supports(s, t) || s.batch.numel() * s.Sq == 0)
+    return true;
+  const void* x[3] = {in[0].data(), in[1].data(), in[2].data()};
+  std::uint64_t n[3] = {in[0].numel(), in[1].numel(), in[2].numel()};
+  float mx[3] = {0, 0, 0};
+  if (!c.check(operand_max_abs_n(x, n, 3, t, mx, c.stream()), "operand scan", d)) return false;
+  double limit = 3.4028234663852886e38 / 2;
+  double sb = static_cast<double>(s.D) * mx[0] * mx[1] * std::abs(static_cast<double>(s.scale));
+  double ob = static_cast<double>(s.Sk) * mx[2];
+  admit = std::isfinite(mx[0]) && std::isfinite(mx[1]) && std::isfinite(mx[2]) && std::isfinite(s.scale) && sb < limit && ob < limit;
+  return true;
+}
+
 bool attention(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   const auto &eq = in[0].shape, &ek = in[1].shape, &ev = in[2].shape, &ey = out[0].shape;
   AttentionSpec s;
@@ -103,10 +124,23 @@ bool attention(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink&
   }
   s.causal = a.boolean("causal");
   s.scale = a.has("scale") ? static_cast<float>(a.real("scale")) : 1.0f / num::sqrt_f32(static_cast<float>(s.D));
-  auto p = c.alloc(DType::f32, {ops::element_count(by) * s.Sq * s.Sk + 1}, d);
-  if (!p) return false;
+  if (c.tier() == ops::Tier::fast) {
+    bool admit = false;
+    if (!fast_attention_admits(c, in, s, admit, d)) return false;
+    if (admit) {
+      ++c.fast_attention_flash;
+      return c.check(launch_attention_flash(in[0].data(), in[1].data(), in[2].data(), dt(in[0].dtype), out[0].data(), s, c.stream()),
+                     "flash attention kernel", d);
+    }
+    ++c.fast_attention_exact;  // the exact result is always inside the fast class
+  }
+  std::optional<DevTensor> p;
+  if (std::uint64_t n = attention_scratch_floats(s)) {
+    p = c.alloc(DType::f32, {n}, d);
+    if (!p) return false;
+  }
   return c.check(launch_attention(in[0].data(), in[1].data(), in[2].data(), dt(in[0].dtype), out[0].data(), s,
-                                  static_cast<float*>(p->data()), c.stream()),
+                                  p ? static_cast<float*>(p->data()) : nullptr, c.stream()),
                  "attention kernel", d);
 }
 

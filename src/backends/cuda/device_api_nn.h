@@ -29,9 +29,24 @@ struct AttentionSpec {
   bool causal = true;
   float scale = 1.0f;
 };
-// p: f32 scratch of batch.numel() * Sq * Sk (scores, then probabilities).
+// The exact kernels (tiers debug, prod): the fused kernel (k_attention_fused.cu) where a
+// query tile's scores fit in shared memory, else the unfused kernels, which need p: f32
+// scratch of attention_scratch_floats(a) (scores, then probabilities; 0: none needed).
+std::uint64_t attention_scratch_floats(const AttentionSpec& a);
 int launch_attention(const void* q, const void* k, const void* v, int dtype, void* y, const AttentionSpec& a, float* p,
                      Stream s);
+// The fused kernel alone: `rt` query rows per thread (a tile of 8 * rt queries: 4, 2 or 1),
+// as fused_attention_rows_per_thread picks it for `smem_limit` bytes of shared memory per
+// block (`forced`: only that rt, for measurements); 0 when no tile fits.
+int fused_attention_rows_per_thread(const AttentionSpec& a, std::uint64_t smem_limit, int forced);
+int launch_attention_fused(const void* q, const void* k, const void* v, int dtype, void* y, const AttentionSpec& a, int rt,
+                           Stream s);
+// Tier fast (k_attention_flash.cu): bf16/f16 operands of one type, no mask tensor, D == Dv
+// of 64 or 128, Sk > 0; operands 16-byte aligned (whole tensors). Not the reference's bits.
+bool flash_attention_supports(const AttentionSpec& a, int dtype);
+// warps: 16 queries per warp, 4 or 8 per block (0: the default).
+int launch_attention_flash(const void* q, const void* k, const void* v, int dtype, void* y, const AttentionSpec& a, Stream s,
+                           int warps = 0);
 
 // cross_entropy: the first row (ascending) whose target is outside [0, C) and not ignored,
 // into *first_bad (~0 when none).

@@ -2,8 +2,11 @@
 // kernels_attention.cpp, kernels_loss.cpp): rung's pow/sin/cos/exp/log, matmul's fma chain
 // for the dot products, the canonical tree (k_tree.cuh) for every row max and sum, and the
 // output chain of attention over j in increasing order. Rows of up to 4096 values are one
-// warp's chunk; longer rows take a block (up to 4096^2, the caller checks).
+// warp's chunk; longer rows take a block (up to 4096^2, the caller checks). Attention runs
+// the fused kernel (k_attention_fused.cu) wherever a query tile's scores fit in shared
+// memory; the unfused kernels here (scores in global scratch) take the longer rows.
 #include "backends/cuda/device_api_nn.h"
+#include "backends/cuda/k_attention.cuh"
 #include "backends/cuda/k_tree.cuh"
 #include "ops/numerics/dot.h"
 #include "ops/numerics/elementwise.h"
@@ -75,30 +78,6 @@ __global__ void rope_k(const void* x, int dt, void* y, std::uint64_t rows, std::
 }
 
 // ---- attention
-
-struct AttnRow {
-  std::int64_t q, k, v, m;  // element offsets of the batch's operands
-};
-
-__device__ inline AttnRow attn_row(const AttentionSpec& a, std::uint64_t bi) {
-  AttnRow r{0, 0, 0, 0};
-  for (int d = a.batch.rank - 1; d >= 0; --d) {
-    auto c = static_cast<std::int64_t>(bi % a.batch.ext[d]);
-    bi /= a.batch.ext[d];
-    r.q += c * a.q_bs[d];
-    r.k += c * a.k_bs[d];
-    r.v += c * a.v_bs[d];
-    r.m += c * a.m_bs[d];
-  }
-  return r;
-}
-
-__device__ inline bool attn_allowed(const AttentionSpec& a, const AttnRow& r, std::uint64_t i, std::uint64_t j) {
-  if (a.causal && j + a.Sq > i + a.Sk) return false;  // j <= i + Sk - Sq without underflow
-  if (a.mask && a.mask_dtype == BOOL)
-    return static_cast<const std::uint8_t*>(a.mask)[r.m + static_cast<std::int64_t>(i) * a.m_is + static_cast<std::int64_t>(j) * a.m_js] != 0;
-  return true;
-}
 
 // p[row, j] = dot(q_i, k_j) * scale (+ mask) for allowed j.
 __global__ void attn_scores_k(const void* q, const void* k, int dt, AttentionSpec a, float* p, std::uint64_t rows) {
@@ -235,12 +214,28 @@ int launch_rope(const void* x, int dtype, const void* pos, int pos_dtype, void* 
   return launch_status();
 }
 
+namespace {
+
+std::uint64_t block_smem_limit() {
+  int dev = 0, bytes = 48 * 1024;
+  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace
+
+std::uint64_t attention_scratch_floats(const AttentionSpec& a) {
+  if (fused_attention_rows_per_thread(a, block_smem_limit(), 0)) return 0;
+  return a.batch.numel() * a.Sq * a.Sk;
+}
+
 int launch_attention(const void* q, const void* k, const void* v, int dtype, void* y, const AttentionSpec& a, float* p,
                      Stream stream) {
   auto s = static_cast<cudaStream_t>(stream);
   std::uint64_t rows = a.batch.numel() * a.Sq;
   if (rows == 0 || a.Dv == 0) return 0;
-  if (a.Sk > kChunk * kChunk) return static_cast<int>(cudaErrorInvalidValue);
+  if (int rt = fused_attention_rows_per_thread(a, block_smem_limit(), 0)) return launch_attention_fused(q, k, v, dtype, y, a, rt, stream);
+  if (a.Sk > kChunk * kChunk || !p) return static_cast<int>(cudaErrorInvalidValue);
   if (a.Sk > 0) {
     attn_scores_k<<<blocks_for(rows * a.Sk, 256), 256, 0, s>>>(q, k, dtype, a, p, rows);
     if (a.Sk <= kChunk) attn_softmax_k<false><<<blocks_for(rows, 8), 256, 0, s>>>(a, p, rows);

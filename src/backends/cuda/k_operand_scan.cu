@@ -28,34 +28,40 @@ __global__ void max_abs_k(const void* x, int dt, std::uint64_t n, unsigned* out)
 
 }  // namespace
 
-int operand_max_abs(const void* a, std::uint64_t na, const void* b, std::uint64_t nb, int dtype, float host_out[2],
-                    void* stream) {
+int operand_max_abs_n(const void* const* x, const std::uint64_t* n, int count, int dtype, float* host_out, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
+  constexpr int kMax = 4;
+  if (count < 0 || count > kMax) return static_cast<int>(cudaErrorInvalidValue);
   unsigned* dev = nullptr;
-  unsigned host[2] = {0, 0};
-  int err = static_cast<int>(cudaMallocAsync(reinterpret_cast<void**>(&dev), 2 * sizeof(unsigned), s));
+  unsigned host[kMax] = {0, 0, 0, 0};
+  int err = static_cast<int>(cudaMallocAsync(reinterpret_cast<void**>(&dev), kMax * sizeof(unsigned), s));
   if (err) return err;
-  err = static_cast<int>(cudaMemsetAsync(dev, 0, 2 * sizeof(unsigned), s));
-  const void* src[2] = {a, b};
-  std::uint64_t n[2] = {na, nb};
-  for (int k = 0; k < 2 && !err; ++k) {
+  err = static_cast<int>(cudaMemsetAsync(dev, 0, kMax * sizeof(unsigned), s));
+  for (int k = 0; k < count && !err; ++k) {
     if (n[k] == 0) continue;
     unsigned blocks = blocks_for(n[k], 256);
     if (blocks > 1024) blocks = 1024;
-    max_abs_k<<<blocks, 256, 0, s>>>(src[k], dtype, n[k], dev + k);
+    max_abs_k<<<blocks, 256, 0, s>>>(x[k], dtype, n[k], dev + k);
     err = launch_status();
   }
   if (!err) err = static_cast<int>(cudaMemcpyAsync(host, dev, sizeof host, cudaMemcpyDeviceToHost, s));
   int fr = static_cast<int>(cudaFreeAsync(dev, s));
   if (!err) err = static_cast<int>(cudaStreamSynchronize(s));
   if (!err) err = fr;
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < count; ++k) {
     unsigned bits = host[k];
     float f;
     std::memcpy(&f, &bits, sizeof f);
     host_out[k] = f;
   }
   return err;
+}
+
+int operand_max_abs(const void* a, std::uint64_t na, const void* b, std::uint64_t nb, int dtype, float host_out[2],
+                    void* stream) {
+  const void* x[2] = {a, b};
+  std::uint64_t n[2] = {na, nb};
+  return operand_max_abs_n(x, n, 2, dtype, host_out, stream);
 }
 
 }  // namespace rung::cuda

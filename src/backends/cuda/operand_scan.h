@@ -1,4 +1,4 @@
-// Tier fast's operand guard (k_operand_scan.cu), used by cublas_fast.cpp.
+// Tier fast's operand guards (k_operand_scan.cu), used by cublas_fast.cpp and the attention guard.
 #pragma once
 
 #include <cstdint>
@@ -10,5 +10,7 @@ namespace rung::cuda {
 // a cudaStream_t. Synchronizes the stream; returns the first cudaError_t (0 = success).
 int operand_max_abs(const void* a, std::uint64_t na, const void* b, std::uint64_t nb, int dtype, float host_out[2],
                     void* stream);
+// The same for `count` (<= 4) operands x[i] of n[i] elements, one stream synchronization.
+int operand_max_abs_n(const void* const* x, const std::uint64_t* n, int count, int dtype, float* host_out, void* stream);
 
 }  // namespace rung::cuda
