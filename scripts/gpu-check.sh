@@ -3,8 +3,8 @@
 #   scripts/gpu-check.sh            configure + build build-gpu (needs nvcc and the project's
 #                                   dependencies), then run everything
 #   scripts/gpu-check.sh BIN_DIR [DATA_DIR]
-#                                   run prebuilt rung, cuda_test, cuda_gemm_bench and
-#                                   cuda_transformer_bench from BIN_DIR; DATA_DIR holds
+#                                   run prebuilt rung, cuda_test, cuda_fused_test,
+#                                   cuda_gemm_bench and cuda_transformer_bench from BIN_DIR; DATA_DIR holds
 #                                   digits.csv (default build/data)
 # Runs: device facts, the op suite (every op vs the reference, 0 differing bits), conformance
 # of every op in tiers debug and fast with the examples and digits on cpu vs cuda
@@ -17,10 +17,10 @@ BIN=${1:-}
 DATA=${2:-build/data}
 if [ -z "$BIN" ]; then
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release || exit 1
-  cmake --build build-gpu --target rung cuda_test cuda_gemm_bench cuda_transformer_bench || exit 1
+  cmake --build build-gpu --target rung cuda_test cuda_fused_test cuda_gemm_bench cuda_transformer_bench || exit 1
   BIN=build-gpu/flat
   mkdir -p "$BIN"
-  ln -sf ../tools/rung/rung ../tests/cuda/cuda_test ../bench/cuda/cuda_gemm_bench ../bench/cuda/cuda_transformer_bench "$BIN"/
+  ln -sf ../tools/rung/rung ../tests/cuda/cuda_test ../tests/cuda/cuda_fused_test ../bench/cuda/cuda_gemm_bench ../bench/cuda/cuda_transformer_bench "$BIN"/
   scripts/fetch-digits.sh "$DATA/digits.csv" || exit 1
 fi
 # Prebuilt binaries may bring libraries the GPU machine lacks (libhwy) next to them.
@@ -31,9 +31,15 @@ echo "== device =="
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || status=1
 echo "== op suite: every cuda kernel vs the reference (tier debug: 0 differing bits) =="
 "$BIN"/cuda_test --gtest_color=no 2>&1 | grep -v "^\[ RUN\|^\[       OK" || status=1
+echo "== fused elementwise regions: one generated kernel each vs the CPU's fused executor (0 differing bits) =="
+if [ -x "$BIN"/cuda_fused_test ]; then
+  "$BIN"/cuda_fused_test --gtest_color=no 2>&1 | grep -v "^\[ RUN\|^\[       OK" || status=1
+else
+  echo "MISSING: $BIN/cuda_fused_test was not built or copied; the fused-region suite did not run"; status=1
+fi
 echo "== conformance, examples and digits: cpu vs cuda (scripts/gpu-conform.sh) =="
 RUNG_GPU_SUITE_DONE=1 scripts/gpu-conform.sh "$BIN" "$DATA" || status=1
-echo "== exact SGEMM vs cuBLAS; elementwise vs copy =="
+echo "== exact SGEMM vs cuBLAS; elementwise and a fused region vs copy =="
 "$BIN"/cuda_gemm_bench 4096 8192 || status=1
 echo "== transformer block: rung (debug, fast) =="
 "$BIN"/cuda_transformer_bench || status=1

@@ -6,7 +6,8 @@
 # differing bits), `rung conform --backend cuda --tier debug` with receipts minted into a
 # fresh store, the same conformance in tier fast (the profile hash must differ: the tier is
 # a fact of the profile), transformer_block on cpu and on cuda with --receipts=require (the
-# receipts just minted must be found for this device profile), and digits training on cpu
+# receipts just minted must be found for this device profile), the examples built with -O
+# on the reference and cuda (scripts/fused-examples.sh), and digits training on cpu
 # and cuda. The hashes of each pair must be identical.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,8 @@ for ex in transformer_block; do
   cat /tmp/$ex.cpu; cat /tmp/$ex.cuda
   same "$ex" /tmp/$ex.cpu /tmp/$ex.cuda
 done
+echo "== examples built with -O (fused elementwise regions, one generated kernel each): reference vs cuda =="
+scripts/fused-examples.sh "$BIN" cuda || status=1
 echo "== examples/digits.rung --entry train: cpu vs cuda (tier debug) =="
 "$BIN"/rung run examples/digits.rung --entry train --backend cpu --data-dir "$DATA" > /tmp/digits.cpu 2>&1 || status=1
 "$BIN"/rung run examples/digits.rung --entry train --backend cuda --data-dir "$DATA" --receipts=require > /tmp/digits.cuda 2>&1 || status=1

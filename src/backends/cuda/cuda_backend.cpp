@@ -1,11 +1,14 @@
 // The CUDA backend as a runtime::OpBackend: `run_op` uploads, runs one device kernel and
 // downloads; `run_region` keeps every intermediate on the device and transfers only the
 // region's arguments, constants and results.
+#include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 
 #include <cuda_runtime.h>
 
 #include "backends/cuda/cuda_context.h"
+#include "backends/cuda/cuda_fused.h"
 #include "base/hash.h"
 #include "ir/graph/walk.h"
 #include "runtime/backend_registry.h"
@@ -38,7 +41,10 @@ std::string fit(const TensorType& declared, const DevTensor& v, std::map<std::st
 
 class CudaBackend final : public runtime::OpBackend {
  public:
-  explicit CudaBackend(std::unique_ptr<Context> ctx) : ctx_(std::move(ctx)) {}
+  explicit CudaBackend(std::unique_ptr<Context> ctx) : ctx_(std::move(ctx)) {
+    const char* f = std::getenv("RUNG_CUDA_FUSION");
+    if (f && std::strcmp(f, "off") == 0) ctx_->fuse_elementwise = false;
+  }
 
   ops::Backend id() const override { return ops::Backend::cuda; }
   ops::Tier tier() const override { return ctx_->tier(); }
@@ -153,7 +159,7 @@ class CudaBackend final : public runtime::OpBackend {
         out->push_back(std::move(*dv));
       } else if (node.opcode == opcode::kCall) {
         RegionId callee = *g.find_region(node.attrs.at("callee").as<Hash256>());
-        out = run_region_dev(g, callee, inputs, diags, depth + 1);
+        out = run_call(g, node, callee, inputs, diags, depth);
       } else {
         const ops::OpDef* def = ops::op_registry().find(node.opcode);
         if (!def) {
@@ -186,6 +192,31 @@ class CudaBackend final : public runtime::OpBackend {
     for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
     if (!ctx_->sync(diags)) return std::nullopt;  // a failed kernel surfaces here, before any result is used
     return results;
+  }
+
+  // A call: a fused elementwise region as one generated kernel where the generator handles
+  // it, else (and for every other call) the callee's walk. The detour is recorded: counted,
+  // kept per region in the Context, and warned about once per region (U0005).
+  std::optional<std::vector<DevTensor>> run_call(const Graph& g, const Node& call, RegionId callee,
+                                                 std::span<const DevTensor> inputs, DiagnosticSink& diags, int depth) {
+    if (is_fused_elementwise(call)) {
+      const Region& r = g.region(callee);
+      std::string why = "fusion is off (RUNG_CUDA_FUSION=off)";
+      if (ctx_->fuse_elementwise) {
+        std::vector<DevTensor> out;
+        switch (run_fused_call(*ctx_, g, r, inputs, out, why, diags)) {
+          case FusedOutcome::ran: return out;
+          case FusedOutcome::failed: return std::nullopt;
+          case FusedOutcome::op_by_op: break;
+        }
+      }
+      ++ctx_->fused_op_by_op;
+      auto [it, fresh] = ctx_->fused_kernels.insert_or_assign(r.name, "op by op: " + why);
+      if (fresh && ctx_->fuse_elementwise)
+        diags.warning("U0005", "the fused elementwise region `" + r.name + "` runs op by op on cuda: " + why);
+      (void)it;
+    }
+    return run_region_dev(g, callee, inputs, diags, depth + 1);
   }
 
   Context& context() { return *ctx_; }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -63,6 +64,12 @@ class Context {
   std::uint64_t fast_matmul_cublas = 0, fast_matmul_exact = 0;
   // Tier fast attention: calls on the flash kernel, and calls its guard gave to the exact one.
   std::uint64_t fast_attention_flash = 0, fast_attention_exact = 0;
+  // Fused elementwise calls: run as one generated kernel, or node by node (the generator
+  // could not handle the region, or fusion is off); per region name, the generated
+  // kernel's source hash or "op by op: <why>" (cuda_fused.h).
+  std::uint64_t fused_one_kernel = 0, fused_op_by_op = 0;
+  std::map<std::string, std::string> fused_kernels;
+  bool fuse_elementwise = true;  // RUNG_CUDA_FUSION=off turns the generated kernels off (for comparisons)
 
  private:
   Context() = default;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The examples built with -O (so with fused elementwise regions: `rung show --rung graph`
+# lists the calls marked fusion = "elementwise") run on BACKEND and on the reference in tier
+# debug; every output hash must agree, and no region may have run op by op (U0005).
+#   scripts/fused-examples.sh BIN_DIR BACKEND        (BIN_DIR holds a prebuilt `rung`)
+# transformer_block: its pure entries (init, tokens, then block and block_by_hand on their
+# outputs); attention: tokens.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(cd "${1:?usage: fused-examples.sh BIN_DIR BACKEND}" && pwd)
+BACKEND=${2:?usage: fused-examples.sh BIN_DIR BACKEND}
+export RUNG_HOME=${RUNG_HOME:-$(mktemp -d)}
+W=$(mktemp -d)
+status=0
+for ex in transformer_block attention; do
+  "$BIN"/rung build -O examples/$ex.rung -o "$W/$ex.keg" > /dev/null || { echo "$ex: build -O FAILED"; status=1; }
+  echo "$ex: $("$BIN"/rung show "$W/$ex.keg" --rung graph | grep -c 'fusion') fused calls"
+done
+run_all() {  # run_all BACKEND: every entry's hashes, on the reference's own inputs
+  local b=$1 K="$W/transformer_block.keg" A=""
+  "$BIN"/rung run "$K" --tier debug --backend "$b" --entry init --out "$W/$b/init" 2>&1 | sed 's/ *-> .*//'
+  "$BIN"/rung run "$K" --tier debug --backend "$b" --entry tokens --out "$W/$b/tok" 2>&1 | sed 's/ *-> .*//'
+  for i in 0 1 2 3 4 5 6 7 8; do A="$A --arg p.$i=$W/reference/init/result$i.npy"; done
+  for e in block block_by_hand; do
+    "$BIN"/rung run "$K" --tier debug --backend "$b" --entry $e $A --arg x="$W/reference/tok/result0.npy" 2>&1
+  done
+  "$BIN"/rung run "$W/attention.keg" --tier debug --backend "$b" --entry tokens 2>&1
+}
+run_all reference > "$W/ref.txt"
+run_all "$BACKEND" > "$W/dev.txt"
+grep -E 'U0005|error' "$W/dev.txt" && status=1
+n=$(grep -c '^output' "$W/ref.txt")
+if [ "$n" -gt 0 ] && diff <(grep '^output' "$W/ref.txt") <(grep '^output' "$W/dev.txt") > /dev/null; then
+  echo "examples -O: IDENTICAL output hashes on reference and $BACKEND ($n outputs)"
+else
+  echo "examples -O: DIFFERENT output hashes on reference and $BACKEND"; diff "$W/ref.txt" "$W/dev.txt" | head -20; status=1
+fi
+exit $status
