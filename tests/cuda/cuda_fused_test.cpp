@@ -113,6 +113,10 @@ ValueRef node(GraphBuilder& gb, const std::string& op, std::vector<ValueRef> in,
 }
 
 std::unique_ptr<cuda::Context> device() {
+  if (!cuda::fused_compiler_available()) {
+    std::fprintf(stderr, "\n*** SKIPPED: this build has no NVRTC; the fused-region device tests did not run ***\n");
+    return nullptr;
+  }
   DiagnosticSink d;
   auto ctx = cuda::Context::create(ops::Tier::debug, d);
   if (!ctx) std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the fused-region device tests did not run ***\n");
@@ -224,7 +228,14 @@ Body odd_chain() {
   };
 }
 
+#define REQUIRE_NVRTC()                                                                          \
+  if (!cuda::fused_compiler_available()) {                                                     \
+    std::fprintf(stderr, "\n*** SKIPPED: this build has no NVRTC; fused regions run op by op ***\n"); \
+    GTEST_SKIP() << "no NVRTC";                                                                \
+  }
+
 TEST(CudaFused, GeneratedSourceCompilesWithNvrtcWithoutADevice) {
+  REQUIRE_NVRTC();
   auto b = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, 8, mixed_chain());
   std::string why;
   std::vector<cuda::FusedValue> types{{DType::f32, false}, {DType::f32, false}, {DType::f32, true}};
@@ -245,6 +256,7 @@ TEST(CudaFused, GeneratedSourceCompilesWithNvrtcWithoutADevice) {
 
 // Every op/dtype and cast region of the device tests below compiles (CI has NVRTC, no GPU).
 TEST(CudaFused, EveryRegionCompilesWithNvrtc) {
+  REQUIRE_NVRTC();
   std::string why, error;
   auto compiles = [&](const Built& b, const std::string& label) {
     std::vector<cuda::FusedValue> types;
@@ -321,6 +333,7 @@ TEST(CudaFused, ChainsAtOddSizesMatchTheCpu) {
 // Through the backend: `rung run --backend cuda` takes this path; the region's results must
 // be the reference's.
 TEST(CudaFused, BackendRunRegionGivesTheReferenceBits) {
+  REQUIRE_NVRTC();
   DiagnosticSink d;
   auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d);
   if (!cuda_backend) GTEST_SKIP() << "no CUDA device";

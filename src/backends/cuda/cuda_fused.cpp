@@ -38,6 +38,10 @@ FusedOutcome run_fused_call(Context& ctx, const Graph& g, const Region& callee, 
       E = a.shape;
       have = true;
     }
+  if (!fused_compiler_available()) {
+    why = "this build has no NVRTC (CUDA::nvrtc was not found when it was configured)";
+    return FusedOutcome::op_by_op;
+  }
   std::vector<FusedValue> types;
   std::string key = callee.hash.hex();
   for (std::size_t i = 0; i < args.size(); ++i) {

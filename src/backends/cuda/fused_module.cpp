@@ -1,13 +1,19 @@
 #include "backends/cuda/fused_module.h"
 
 #include <cuda_runtime.h>
+#if RUNG_CUDA_HAVE_NVRTC
 #include <nvrtc.h>
+#endif
 
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
+
+#ifndef RUNG_CUDA_HAVE_NVRTC
+#define RUNG_CUDA_HAVE_NVRTC 0
+#endif
 
 namespace rung::cuda {
 
@@ -31,7 +37,15 @@ std::string device_arch(std::string& error) {
 
 }  // namespace
 
+bool fused_compiler_available() { return RUNG_CUDA_HAVE_NVRTC != 0; }
+
 std::vector<char> compile_fused_kernel(const FusedSource& src, const std::string& arch, std::string& error) {
+#if !RUNG_CUDA_HAVE_NVRTC
+  (void)src;
+  (void)arch;
+  error = "this build has no NVRTC";
+  return {};
+#else
   auto headers = nvrtc_embedded_headers();
   std::vector<const char*> names, texts;
   for (const auto& [n, t] : headers) {
@@ -70,6 +84,7 @@ std::vector<char> compile_fused_kernel(const FusedSource& src, const std::string
   }
   nvrtcDestroyProgram(&prog);
   return cubin;
+#endif
 }
 
 namespace {
