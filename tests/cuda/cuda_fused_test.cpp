@@ -7,9 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/fused_region.h"
@@ -26,6 +31,19 @@ namespace rung {
 namespace {
 
 using ops::HostTensor;
+
+// The disk cache of compiled kernels goes to a fresh folder (removed at exit), not ~/.rung.
+struct FreshHome {
+  std::string dir = (std::filesystem::temp_directory_path() / ("rung-fused-test-" + std::to_string(::getpid()))).string();
+  FreshHome() {
+    std::filesystem::create_directories(dir);
+    ::setenv("RUNG_HOME", dir.c_str(), 1);
+  }
+  ~FreshHome() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+} fresh_home;
 
 const DType kPlainTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i64, DType::i32, DType::i16,
                              DType::i8,  DType::u64, DType::u32,  DType::u16, DType::u8,  DType::boolean};
@@ -272,6 +290,37 @@ TEST(CudaFused, EveryRegionCompilesWithNvrtc) {
   compiles(*build({{DType::bf16, false}, {DType::bf16, true}}, 5, every_cast()), "casts from bf16");
   compiles(*build({{DType::i64, false}, {DType::i64, true}}, 5, every_cast()), "casts from i64");
   compiles(*build({{DType::bf16, false}, {DType::i32, false}, {DType::i32, true}}, 5, odd_chain()), "bf16/int chain");
+}
+
+// The disk cache: a second request reads the cubin back; a damaged entry is recompiled.
+TEST(CudaFused, CubinsAreKeptOnDisk) {
+  REQUIRE_NVRTC();
+  auto b = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, 8, mixed_chain());
+  std::string why, error;
+  std::vector<cuda::FusedValue> types{{DType::f32, false}, {DType::f32, false}, {DType::f32, true}};
+  auto src = cuda::generate_fused_kernel(b->g, b->g.region(b->callee), types, why);
+  ASSERT_TRUE(src) << why;
+  std::filesystem::remove_all(cuda::fused_cache_dir());
+  bool from_disk = true;
+  auto first = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  ASSERT_FALSE(first.empty()) << error;
+  EXPECT_FALSE(from_disk);
+  auto second = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  EXPECT_TRUE(from_disk);
+  EXPECT_EQ(first, second);
+  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(cuda::fused_cache_dir()), {}), 1);
+  auto entry = std::filesystem::directory_iterator(cuda::fused_cache_dir())->path();
+  EXPECT_NE(entry.filename().string().find(src->hash + "-sm_90-nvrtc"), std::string::npos) << entry;
+  {  // damage one byte of the cubin: the entry no longer checks out
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x5a');
+  }
+  auto third = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  EXPECT_FALSE(from_disk);
+  EXPECT_EQ(third, first);
+  cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  EXPECT_TRUE(from_disk) << "the recompiled cubin was written back";
 }
 
 TEST(CudaFused, GeneratorNamesTheOpItCannotHandle) {

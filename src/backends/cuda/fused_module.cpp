@@ -1,11 +1,17 @@
 #include "backends/cuda/fused_module.h"
 
+#include "base/file_io.h"
+#include "base/hash.h"
+
 #include <cuda_runtime.h>
 #if RUNG_CUDA_HAVE_NVRTC
 #include <nvrtc.h>
 #endif
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +44,56 @@ std::string device_arch(std::string& error) {
 }  // namespace
 
 bool fused_compiler_available() { return RUNG_CUDA_HAVE_NVRTC != 0; }
+
+std::string fused_cache_dir() {
+  namespace fs = std::filesystem;
+  if (const char* h = std::getenv("RUNG_HOME"); h && *h) return (fs::path(h) / "cuda-fused").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".rung" / "cuda-fused").string();
+  return (fs::path(".rung") / "cuda-fused").string();
+}
+
+namespace {
+
+std::string nvrtc_version() {
+#if RUNG_CUDA_HAVE_NVRTC
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS) return std::to_string(major) + "." + std::to_string(minor);
+#endif
+  return "none";
+}
+
+}  // namespace
+
+std::vector<char> fused_cubin(const FusedSource& src, const std::string& arch, std::string& error, bool* from_disk) {
+  namespace fs = std::filesystem;
+  if (from_disk) *from_disk = false;
+  static const std::string version = nvrtc_version();
+  std::string path = (fs::path(fused_cache_dir()) / (src.hash + "-" + arch + "-nvrtc" + version + ".cubin")).string();
+  {
+    DiagnosticSink quiet;  // a missing or unreadable entry is a cache miss
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) {
+      if (auto bytes = read_file(path, quiet, std::uint64_t{1} << 30); bytes && bytes->size() > 32) {
+        std::size_t n = bytes->size() - 32;
+        Hash256 h = sha3_256(std::string_view(bytes->data(), n));
+        if (std::memcmp(h.bytes.data(), bytes->data() + n, 32) == 0) {
+          if (from_disk) *from_disk = true;
+          return std::vector<char>(bytes->begin(), bytes->begin() + static_cast<std::ptrdiff_t>(n));
+        }
+      }
+    }
+  }
+  std::vector<char> cubin = compile_fused_kernel(src, arch, error);
+  if (cubin.empty()) return cubin;
+  Hash256 h = sha3_256(std::string_view(cubin.data(), cubin.size()));
+  std::vector<std::uint8_t> file(cubin.begin(), cubin.end());
+  file.insert(file.end(), h.bytes.begin(), h.bytes.end());
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  DiagnosticSink ignored;  // a read-only home still runs; it only compiles again next time
+  if (!ec) write_file_atomic(path, file, ignored);
+  return cubin;
+}
 
 std::vector<char> compile_fused_kernel(const FusedSource& src, const std::string& arch, std::string& error) {
 #if !RUNG_CUDA_HAVE_NVRTC
@@ -112,7 +168,7 @@ const FusedKernel* fused_kernel(const FusedSource& src, std::string& error) {
     if (it != cache().end()) return it->second.get();
   }
   // Compiled outside the lock: NVRTC is thread-safe, so regions compile concurrently.
-  std::vector<char> cubin = compile_fused_kernel(src, arch, error);
+  std::vector<char> cubin = fused_cubin(src, arch, error);
   if (cubin.empty()) return nullptr;
   cudaLibrary_t lib = nullptr;
   cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);

@@ -1,8 +1,11 @@
 // Generated fused-elementwise kernels on the device: NVRTC compiles the text of
 // fused_codegen.cpp (with fused_device.cuh, the numerics headers and small std shims
 // embedded at build time) using the exact-path options, for the current device's
-// architecture; the module is loaded once and kept per (source hash, architecture) for the
-// life of the process.
+// architecture; the module is loaded once and kept per (kernel hash, architecture) for the
+// life of the process. The cubins are also kept on disk, under
+// $RUNG_HOME/cuda-fused/<kernel hash>-<arch>-nvrtc<version>.cubin (each file ends with the
+// SHA3-256 of its cubin; a file that does not check out is recompiled and rewritten), so a
+// later process skips NVRTC.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,15 @@ bool fused_compiler_available();
 
 // NVRTC alone (no device needed): the cubin for `arch` ("sm_90"), or empty with `error`.
 std::vector<char> compile_fused_kernel(const FusedSource& src, const std::string& arch, std::string& error);
+
+// The cubin of `src` for `arch`: from the disk cache when an intact entry is there
+// (`from_disk` says which), else from NVRTC, then written to the cache (a cache that cannot
+// be written is no error: the cubin is still returned). Empty with `error` when NVRTC fails.
+std::vector<char> fused_cubin(const FusedSource& src, const std::string& arch, std::string& error, bool* from_disk = nullptr);
+
+// The disk cache's folder: $RUNG_HOME/cuda-fused (else $HOME/.rung/cuda-fused, else
+// ./.rung/cuda-fused), as the receipts store finds its root.
+std::string fused_cache_dir();
 
 // The NVRTC options of the exact path (also recorded in docs/backend-cuda.md).
 std::vector<std::string> fused_compile_options(const std::string& arch);
