@@ -84,8 +84,7 @@ __device__ inline void q_fill(float* Qs, const void* p, int dt, std::uint64_t ba
 
 template <int RT>
 __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const void* k, const void* v, int dt, AttentionSpec a,
-                                                         void* y, std::uint64_t sk_pad, std::uint64_t words,
-                                                         std::uint64_t tiles) {
+                                                         void* y, int sk_pad, int words, std::uint64_t tiles) {
   constexpr int BQ = 8 * RT;
   // Output mapping: OR rows x DPT columns per thread over a BQ x 64 tile.
   constexpr int DPT = RT >= 2 ? 4 : 2, OR = RT >= 4 ? RT / 2 : 1, TPR = kDC / DPT;
@@ -95,7 +94,7 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
   float* Ts = Qs + BQ * kLD;                     // [kBK][kLD]: a k tile, later a v tile
   float* S = Ts + kBK * kLD;                     // [BQ][sk_pad]: scores, then e, then p
   auto* Mb = reinterpret_cast<unsigned*>(S + BQ * sk_pad);  // [BQ][words]: allowed bits (bool mask)
-  __shared__ std::uint64_t jlim[BQ];
+  __shared__ int jlim[BQ];  // per row: one past its last allowed key (keys fit an int here)
 
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
   const std::uint64_t bi = blockIdx.x / tiles, tile = tiles - 1 - blockIdx.x % tiles;  // long causal tiles first
@@ -103,8 +102,8 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
   const AttnRow r = attn_row(a, bi);
   const bool bmask = a.mask && a.mask_dtype == BOOL, fmask = a.mask && !bmask;
   const std::uint64_t i_last = (i0 + BQ < a.Sq ? i0 + BQ : a.Sq) - 1;
-  const std::uint64_t kend = attn_key_end(a, i_last);  // keys any row of the tile may see
-  if (t < BQ) jlim[t] = i0 + t < a.Sq ? attn_key_end(a, i0 + t) : 0;
+  const int kend = static_cast<int>(attn_key_end(a, i_last));  // keys any row of the tile may see
+  if (t < BQ) jlim[t] = i0 + t < a.Sq ? static_cast<int>(attn_key_end(a, i0 + t)) : 0;
   __syncthreads();
 
   // 1. Scores: rows warp*RT + rr, keys lane + 32c of each tile. The (key tile, column
@@ -112,14 +111,14 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
   // one computes. A head dim of up to 64 keeps the query tile resident.
   const bool vec_k = dt == F32 && a.D % 4 == 0 && reinterpret_cast<std::uintptr_t>(k) % 16 == 0;
   const bool vec_v = dt == F32 && a.Dv % 4 == 0 && reinterpret_cast<std::uintptr_t>(v) % 16 == 0;
-  const std::uint64_t nd = (a.D + kDC - 1) / kDC, ktiles = (kend + kBK - 1) / kBK, steps = ktiles * nd;
+  const int nd = static_cast<int>((a.D + kDC - 1) / kDC), ktiles = (kend + kBK - 1) / kBK, steps = ktiles * nd;
   const bool q_resident = nd == 1;
   if (q_resident) q_fill<BQ>(Qs, q, dt, static_cast<std::uint64_t>(r.q), i0, a.Sq, 0, a.D);
   TileRegs pre;
   if (steps > 0) tile_load(pre, k, dt, static_cast<std::uint64_t>(r.k), 0, kend, 0, a.D, vec_k);
   float acc[RT][2];
-  for (std::uint64_t step = 0; step < steps + (nd == 0 ? ktiles : 0); ++step) {
-    std::uint64_t kt = (nd ? step / nd : step) * kBK, d0 = nd ? step % nd * kDC : 0;
+  for (int step = 0; step < (nd ? steps : ktiles); ++step) {
+    int kt = (nd ? step / nd : step) * kBK, d0 = nd ? step % nd * kDC : 0;
     if (d0 == 0) {
 #pragma unroll
       for (int rr = 0; rr < RT; ++rr) acc[rr][0] = acc[rr][1] = 0.0f;
@@ -129,19 +128,18 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
       tile_store(Ts, pre);
       if (!q_resident) q_fill<BQ>(Qs, q, dt, static_cast<std::uint64_t>(r.q), i0, a.Sq, d0, a.D);
       __syncthreads();
-      if (step + 1 < steps) {
-        std::uint64_t nk = (step + 1) / nd * kBK, nc = (step + 1) % nd * kDC;
-        tile_load(pre, k, dt, static_cast<std::uint64_t>(r.k), nk, kend, nc, a.D, vec_k);
-      }
+      if (step + 1 < steps) tile_load(pre, k, dt, static_cast<std::uint64_t>(r.k), (step + 1) / nd * kBK, kend, (step + 1) % nd * kDC, a.D, vec_k);
       // Padding columns hold +0 on both sides: fma(+0, +0, acc) = acc for every chain value
       // (a chain from +0 is never -0), so the chain is exactly D steps long in effect.
+      const float* qrow = Qs + warp * RT * kLD;
+      const float* krow = Ts + lane * kLD;
 #pragma unroll
       for (int dd = 0; dd < kDC; dd += 4) {
         float4 qv[RT], kv[2];
 #pragma unroll
-        for (int rr = 0; rr < RT; ++rr) qv[rr] = *reinterpret_cast<const float4*>(&Qs[(warp * RT + rr) * kLD + dd]);
+        for (int rr = 0; rr < RT; ++rr) qv[rr] = *reinterpret_cast<const float4*>(qrow + rr * kLD + dd);
 #pragma unroll
-        for (int c = 0; c < 2; ++c) kv[c] = *reinterpret_cast<const float4*>(&Ts[(lane + 32 * c) * kLD + dd]);
+        for (int c = 0; c < 2; ++c) kv[c] = *reinterpret_cast<const float4*>(krow + 32 * c * kLD + dd);
 #pragma unroll
         for (int rr = 0; rr < RT; ++rr)
 #pragma unroll
@@ -152,7 +150,7 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
             acc[rr][c] = num::fma_f32(qv[rr].w, kv[c].w, acc[rr][c]);
           }
       }
-      if (d0 + kDC < a.D) continue;  // more columns to come
+      if (d0 + kDC < static_cast<int>(a.D)) continue;  // more columns to come
     }
 #pragma unroll
     for (int rr = 0; rr < RT; ++rr) {
@@ -160,94 +158,132 @@ __global__ void __launch_bounds__(kThreads) attn_fused_k(const void* q, const vo
       std::uint64_t i = i0 + row;
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
-        std::uint64_t j = kt + lane + 32 * c;
+        int j = kt + lane + 32 * c;
         bool ok = j < jlim[row];
-        if (ok && bmask) ok = static_cast<const std::uint8_t*>(a.mask)[attn_mask_at(a, r, i, j)] != 0;
         if (bmask) {
+          if (ok) ok = static_cast<const std::uint8_t*>(a.mask)[attn_mask_at(a, r, i, j)] != 0;
           unsigned word = __ballot_sync(0xFFFFFFFFu, ok);
           if (lane == 0) Mb[row * words + (kt + 32 * c) / 32] = word;
         }
         if (!ok) continue;
-        float s = acc[rr][c] * a.scale;
-        if (fmask) s = s + ld<float>(a.mask, a.mask_dtype, attn_mask_at(a, r, i, j));
-        S[row * sk_pad + j] = s;
+        float sc = acc[rr][c] * a.scale;
+        if (fmask) sc = sc + ld<float>(a.mask, a.mask_dtype, attn_mask_at(a, r, i, j));
+        S[row * sk_pad + j] = sc;
       }
     }
   }
   __syncthreads();
 
-  auto allowed = [&](int row, std::uint64_t j) {
-    return j < jlim[row] && (!bmask || ((Mb[row * words + j / 32] >> (j % 32)) & 1u));
-  };
-
   // The first v tile loads while the rows' softmax runs.
-  const std::uint64_t vsteps = (a.Dv + kDC - 1) / kDC * ktiles;
+  const int vsteps = static_cast<int>((a.Dv + kDC - 1) / kDC) * ktiles;
   if (vsteps > 0) tile_load(pre, v, dt, static_cast<std::uint64_t>(r.v), 0, kend, 0, a.Dv, vec_v);
 
   // 2. Softmax per row, one warp per row: m, e = exp(s - m), l in the canonical tree, p = e / l.
+  // The max takes fmaxf, which skips NaN: an allowed NaN score gives a NaN e whatever m is,
+  // so l and every p of the row are NaN, as with the definition's NaN max; and exp(s - m)
+  // does not depend on the sign of a zero m.
   for (int row = warp; row < BQ; row += kWarps) {
-    std::uint64_t n = jlim[row];
+    const int n = jlim[row];
     if (n == 0) continue;  // no allowed key: the output chain reads nothing
     float* sr = S + row * sk_pad;
+    const unsigned* mb = Mb + row * words;
+    auto ok = [&](int j) { return !bmask || ((mb[j / 32] >> (j % 32)) & 1u); };
     float m = -num::inf_f32();
-    for (std::uint64_t j = lane; j < n; j += 32)
-      if (allowed(row, j)) m = num::Maximum{}(m, sr[j]);
+    for (int j = lane; j < n; j += 32)
+      if (ok(j)) m = fmaxf(m, sr[j]);
 #pragma unroll
-    for (int s = 16; s >= 1; s >>= 1) m = num::Maximum{}(m, __shfl_xor_sync(0xFFFFFFFFu, m, s));
-    for (std::uint64_t j = lane; j < n; j += 32) sr[j] = allowed(row, j) ? num::exp_f32(sr[j] - m) : 0.0f;
+    for (int o = 16; o >= 1; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    int j = lane;
+    for (; j + 32 < n; j += 64) {  // two independent exps in flight per lane
+      float s0 = sr[j], s1 = sr[j + 32];
+      bool o0 = ok(j), o1 = ok(j + 32);
+      float e0 = num::exp_f32(s0 - m), e1 = num::exp_f32(s1 - m);
+      sr[j] = o0 ? e0 : 0.0f;
+      sr[j + 32] = o1 ? e1 : 0.0f;
+    }
+    if (j < n) sr[j] = ok(j) ? num::exp_f32(sr[j] - m) : 0.0f;
     __syncwarp();
-    auto ev = [&](std::uint64_t j) { return j < n ? sr[j] : 0.0f; };
+    auto ev = [&](std::uint64_t jj) { return jj < static_cast<std::uint64_t>(n) ? sr[jj] : 0.0f; };
     std::uint64_t chunks = (a.Sk + kChunk - 1) / kChunk;
     float l;
     if (chunks == 1) {
-      l = warp_reduce(ev, n, num::Add{}, 0.0f);
+      l = warp_reduce(ev, static_cast<std::uint64_t>(n), num::Add{}, 0.0f);
     } else {  // level 1: lane c holds chunk c's result (chunks <= 32 here)
       float mine = 0.0f;
+      std::uint64_t un = static_cast<std::uint64_t>(n);
       for (std::uint64_t c = 0; c < chunks; ++c) {
-        std::uint64_t b = c * kChunk, e = b + kChunk < n ? b + kChunk : (n > b ? n : b);
+        std::uint64_t b = c * kChunk, e = b + kChunk < un ? b + kChunk : (un > b ? un : b);
         float rc = __shfl_sync(0xFFFFFFFFu, warp_chunk(ev, b, e, num::Add{}, 0.0f), 0);
         if (static_cast<std::uint64_t>(lane) == c) mine = rc;
       }
       l = warp_reduce([&](std::uint64_t) { return mine; }, chunks, num::Add{}, 0.0f);
     }
-    for (std::uint64_t j = lane; j < n; j += 32) sr[j] = sr[j] / l;
+    for (int jj = lane; jj < n; jj += 32) sr[jj] = sr[jj] / l;
   }
 
   // 3. Output: rows rg * OR + o, columns cg * DPT .. of each 64-column chunk; the next v
-  // tile is loaded into registers while this one computes.
+  // tile is loaded into registers while this one computes. Tiles every row of the thread
+  // sees whole (no bool mask) run without per-key tests.
   const int rg = t / TPR, cg = t % TPR;
-  std::uint64_t jl[OR];
+  int jl[OR], jlo = kend;
 #pragma unroll
-  for (int o = 0; o < OR; ++o) jl[o] = jlim[rg * OR + o];
-  for (std::uint64_t c0 = 0; c0 < a.Dv; c0 += kDC) {
+  for (int o = 0; o < OR; ++o) {
+    jl[o] = jlim[rg * OR + o];
+    jlo = jl[o] < jlo ? jl[o] : jlo;
+  }
+  const float* prow = S + rg * OR * sk_pad;
+  for (int c0 = 0; c0 < static_cast<int>(a.Dv); c0 += kDC) {
     float acc[OR][DPT];
 #pragma unroll
     for (int o = 0; o < OR; ++o)
 #pragma unroll
       for (int x = 0; x < DPT; ++x) acc[o][x] = 0.0f;
-    for (std::uint64_t kt = 0; kt < kend; kt += kBK) {
+    for (int kt = 0; kt < kend; kt += kBK) {
       __syncthreads();
       tile_store(Ts, pre);
       __syncthreads();
-      std::uint64_t step = c0 / kDC * ktiles + kt / kBK + 1;
+      int step = c0 / kDC * ktiles + kt / kBK + 1;
       if (step < vsteps) tile_load(pre, v, dt, static_cast<std::uint64_t>(r.v), step % ktiles * kBK, kend, step / ktiles * kDC, a.Dv, vec_v);
-      int jn = kend - kt < static_cast<std::uint64_t>(kBK) ? static_cast<int>(kend - kt) : kBK;
+      const float* vcol = Ts + cg * DPT;
+      auto column = [&](int jj, float (&vv)[DPT]) {
+        if constexpr (DPT == 4) {
+          float4 w = *reinterpret_cast<const float4*>(vcol + jj * kLD);
+          vv[0] = w.x, vv[1] = w.y, vv[2] = w.z, vv[3] = w.w;
+        } else {
+          float2 w = *reinterpret_cast<const float2*>(vcol + jj * kLD);
+          vv[0] = w.x, vv[1] = w.y;
+        }
+      };
+      if (!bmask && kt + kBK <= jlo) {
+#pragma unroll 4
+        for (int jj = 0; jj < kBK; jj += 4) {
+          float4 p[OR];
+#pragma unroll
+          for (int o = 0; o < OR; ++o) p[o] = *reinterpret_cast<const float4*>(prow + o * sk_pad + kt + jj);
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            float vv[DPT];
+            column(jj + u, vv);
+#pragma unroll
+            for (int o = 0; o < OR; ++o) {
+              float pu = u == 0 ? p[o].x : u == 1 ? p[o].y : u == 2 ? p[o].z : p[o].w;
+#pragma unroll
+              for (int x = 0; x < DPT; ++x) acc[o][x] = num::fma_f32(pu, vv[x], acc[o][x]);
+            }
+          }
+        }
+        continue;
+      }
+      int jn = kend - kt < kBK ? kend - kt : kBK;
       for (int jj = 0; jj < jn; jj += 4) {
         float4 p[OR];
 #pragma unroll
-        for (int o = 0; o < OR; ++o) p[o] = *reinterpret_cast<const float4*>(&S[(rg * OR + o) * sk_pad + kt + jj]);
+        for (int o = 0; o < OR; ++o) p[o] = *reinterpret_cast<const float4*>(prow + o * sk_pad + kt + jj);
 #pragma unroll
         for (int u = 0; u < 4; ++u) {
-          std::uint64_t j = kt + jj + u;
+          int j = kt + jj + u;
           float vv[DPT];
-          const float* vrow = &Ts[(jj + u) * kLD + cg * DPT];
-          if constexpr (DPT == 4) {
-            float4 w = *reinterpret_cast<const float4*>(vrow);
-            vv[0] = w.x, vv[1] = w.y, vv[2] = w.z, vv[3] = w.w;
-          } else {
-            float2 w = *reinterpret_cast<const float2*>(vrow);
-            vv[0] = w.x, vv[1] = w.y;
-          }
+          column(jj + u, vv);
 #pragma unroll
           for (int o = 0; o < OR; ++o) {
             float pu = u == 0 ? p[o].x : u == 1 ? p[o].y : u == 2 ? p[o].z : p[o].w;
@@ -279,7 +315,8 @@ int launch_fused(const void* q, const void* k, const void* v, int dt, void* y, c
   if (blocks > 0x7FFFFFFFull) return static_cast<int>(cudaErrorInvalidValue);
   cudaError_t e = cudaFuncSetAttribute(attn_fused_k<RT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.bytes));
   if (e != cudaSuccess) return static_cast<int>(e);
-  attn_fused_k<RT><<<static_cast<unsigned>(blocks), kThreads, l.bytes, s>>>(q, k, v, dt, a, y, l.sk_pad, l.words, tiles);
+  attn_fused_k<RT><<<static_cast<unsigned>(blocks), kThreads, l.bytes, s>>>(q, k, v, dt, a, y, static_cast<int>(l.sk_pad),
+                                                                             static_cast<int>(l.words), tiles);
   return launch_status();
 }
 
