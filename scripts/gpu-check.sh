@@ -4,23 +4,24 @@
 #                                   dependencies), then run everything
 #   scripts/gpu-check.sh BIN_DIR [DATA_DIR]
 #                                   run prebuilt rung, cuda_test, cuda_fused_test,
-#                                   cuda_gemm_bench and cuda_transformer_bench from BIN_DIR; DATA_DIR holds
+#                                   cuda_gemm_bench, cuda_attention_bench and cuda_transformer_bench
+#                                   from BIN_DIR; DATA_DIR holds
 #                                   digits.csv (default build/data)
 # Runs: device facts, the op suite (every op vs the reference, 0 differing bits), conformance
 # of every op in tiers debug and fast with the examples and digits on cpu vs cuda
 # (scripts/gpu-conform.sh), exact SGEMM vs cuBLAS at 4096^3 and 8192^3, elementwise and fused
-# regions vs copy bandwidth, the transformer block (bit-identity + debug/fast timings) and its
-# PyTorch peer in the same session.
+# regions vs copy bandwidth, the attention op (fused exact, flash) and PyTorch's SDPA, the
+# transformer block (bit-identity + debug/fast timings) and its PyTorch peer in the same session.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-}
 DATA=${2:-build/data}
 if [ -z "$BIN" ]; then
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release || exit 1
-  cmake --build build-gpu --target rung cuda_test cuda_fused_test cuda_gemm_bench cuda_transformer_bench || exit 1
+  cmake --build build-gpu --target rung cuda_test cuda_fused_test cuda_gemm_bench cuda_attention_bench cuda_transformer_bench || exit 1
   BIN=build-gpu/flat
   mkdir -p "$BIN"
-  ln -sf ../tools/rung/rung ../tests/cuda/cuda_test ../tests/cuda/cuda_fused_test ../bench/cuda/cuda_gemm_bench ../bench/cuda/cuda_transformer_bench "$BIN"/
+  ln -sf ../tools/rung/rung ../tests/cuda/cuda_test ../tests/cuda/cuda_fused_test ../bench/cuda/cuda_gemm_bench ../bench/cuda/cuda_attention_bench ../bench/cuda/cuda_transformer_bench "$BIN"/
   scripts/fetch-digits.sh "$DATA/digits.csv" || exit 1
 fi
 # Prebuilt binaries may bring libraries the GPU machine lacks (libhwy) next to them.
@@ -41,6 +42,10 @@ echo "== conformance, examples and digits: cpu vs cuda (scripts/gpu-conform.sh) 
 RUNG_GPU_SUITE_DONE=1 scripts/gpu-conform.sh "$BIN" "$DATA" || status=1
 echo "== exact SGEMM vs cuBLAS; elementwise and a fused region vs copy =="
 "$BIN"/cuda_gemm_bench 4096 8192 || status=1
+echo "== attention op: fused exact, composed, flash (tier fast) =="
+"$BIN"/cuda_attention_bench || status=1
+echo "== attention: PyTorch SDPA peer (same device, same session) =="
+PYTHONUNBUFFERED=1 python3 bench/cuda/attention_torch.py || status=1
 echo "== transformer block: rung (debug, fast) =="
 "$BIN"/cuda_transformer_bench || status=1
 echo "== transformer block: PyTorch peer (same device, same session) =="

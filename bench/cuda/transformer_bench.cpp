@@ -91,7 +91,7 @@ struct Gpu {
 
 // Where one forward + backward spends its time on the device: per op (events around each
 // launch sequence), against the wall time of the whole run.
-void profile_block(cuda::Context& ctx, const bench::BlockDims& dims, const std::vector<ops::HostTensor>& in) {
+void profile_block(cuda::Context& ctx, const bench::BlockDims& dims, const std::vector<ops::HostTensor>& in, const char* label) {
   DiagnosticSink d;
   std::vector<cuda::DevTensor> dev;
   for (const auto& h : in) dev.push_back(*ctx.upload(h, d));
@@ -117,7 +117,7 @@ void profile_block(cuda::Context& ctx, const bench::BlockDims& dims, const std::
   std::vector<std::pair<double, std::string>> rows;
   for (auto& [k, v] : per) rows.push_back({v.first, k + " x" + std::to_string(v.second)});
   std::sort(rows.rbegin(), rows.rend());
-  std::printf("\nprofile of one debug run (%zu ops; sum of per-op device time %.2f ms, wall with events %.2f ms)\n",
+  std::printf("\nprofile of one %s run (%zu ops; sum of per-op device time %.2f ms, wall with events %.2f ms)\n", label,
               g.marks.size(), total, wall);
   std::printf("| op (calls) | ms | share |\n|---|---|---|\n");
   for (const auto& [ms, k] : rows)
@@ -235,8 +235,18 @@ int main(int argc, char** argv) {
       auto v = ops::compare(w, a[i], ops::TolClass::loose, ops::Tier::fast);
       if (v.normwise >= worst_norm) { worst_norm = v.normwise; worst = names[i]; }
     }
-    std::printf("| fast, bf16 tensors (cuBLAS BF16) | %.2f | worst normwise vs debug f32: %.2e (%s) |\n", t_bf, worst_norm, worst.c_str());
+    std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | %.2f | worst normwise vs debug f32: %.2e (%s) |\n", t_bf,
+                worst_norm, worst.c_str());
+    // The forward attention composed instead (p kept for the backward), same inputs.
+    bench::BlockDims comp = full;
+    comp.attention_op = false;
+    double c_debug = 0, c_bf = 0;
+    (void)run_gpu(*ctx, comp, fin, &c_debug, 5);
+    (void)run_gpu(*fast, comp, bin, &c_bf, 5);
+    std::printf("| debug, forward attention composed (p kept) | %.2f | the attention op's program: %.2f |\n", c_debug, t_debug);
+    std::printf("| fast bf16, forward attention composed (p kept) | %.2f | the attention op's program: %.2f |\n", c_bf, t_bf);
+    profile_block(*fast, full, bin, "fast bf16");
   }
-  profile_block(*ctx, full, fin);
+  profile_block(*ctx, full, fin, "debug");
   return same == static_cast<int>(ref.size()) && repeat_same == static_cast<int>(a.size()) ? 0 : 1;
 }

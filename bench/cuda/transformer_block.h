@@ -4,7 +4,8 @@
 //   h1 = rmsnorm(x) g1; qkv = h1 Wqkv (fused); causal softmax attention over H heads (the
 //   `attention` op); x2 = x + o Wo; h2 = rmsnorm(x2) g2; y = x2 + (silu(h2 Wg) * (h2 Wu)) Wd
 // Backward from a given dy by the chain rule, every step a registry op; the attention
-// probabilities are recomputed there from q and k by matmul, mul, add (mask) and softmax.
+// probabilities are recomputed there from q and k by matmul, mul, add (mask) and softmax
+// (or, with attention_op off, the forward composes attention and keeps them).
 #pragma once
 
 #include <cmath>
@@ -17,6 +18,9 @@ namespace rung::bench {
 
 struct BlockDims {
   std::uint64_t B, T, D, H, F;
+  // Forward attention by the `attention` op (p recomputed in the backward), or composed
+  // (matmul, mul, add mask, softmax, matmul; p kept for the backward).
+  bool attention_op = true;
 };
 
 // Names of the inputs, in order, and of the outputs.
@@ -71,7 +75,18 @@ std::vector<V> transformer_block(Run& run, const BlockDims& d, const std::vector
     return rs(s, shape({B, H, T, hd}));
   };
   V q = part(0), k = part(1), v = part(2);
-  V oh = run("attention", {q, k, v}, AttrMap{{"causal", true}});               // [B, H, T, hd], scale 1/sqrt(hd)
+  // p = softmax(q k^T * scale + mask), the same bits as inside the attention op.
+  auto probs = [&] {
+    V sc = bin("add", bin("mul", mm(q, k, false, true), scale), mask);          // [B, H, T, T]
+    return run("softmax", {sc}, AttrMap{{"axis", std::int64_t{-1}}});
+  };
+  V p, oh;
+  if (d.attention_op) {
+    oh = run("attention", {q, k, v}, AttrMap{{"causal", true}});                // [B, H, T, hd], scale 1/sqrt(hd)
+  } else {
+    p = probs();
+    oh = mm(p, v);
+  }
   V o = rs(tr(oh, I{0, 2, 1, 3}), shape({B, T, D}));
   V x2 = bin("add", x, mm(o, wo));
   auto n2 = rms(x2, g2);
@@ -95,8 +110,7 @@ std::vector<V> transformer_block(Run& run, const BlockDims& d, const std::vector
   V dwo = mm(flat(o, D), flat(dx2, D), true, false);
   V dot = tr(rs(mm(dx2, wo, false, true), shape({B, T, H, hd})), I{0, 2, 1, 3});  // [B, H, T, hd]
   // The attention op keeps p to itself: recompute it from the same q, k (the composed form).
-  V s = bin("add", bin("mul", mm(q, k, false, true), scale), mask);             // [B, H, T, T]
-  V p = run("softmax", {s}, AttrMap{{"axis", std::int64_t{-1}}});
+  if (d.attention_op) p = probs();
   V dp = mm(dot, v, false, true), dv = mm(p, dot, true, false);
   // sum_j p_j dp_j = dO . sum_j p_j v_j = dO . o: a [B, H, T, hd] product instead of [B, H, T, T].
   V rowdot = run("sum", {bin("mul", dot, oh)}, AttrMap{{"axes", I{-1}}, {"keepdims", true}});

@@ -89,5 +89,40 @@ TEST(CudaFastAttention, GuardSendsTheRestToTheExactKernel) {
   check(*ctx, {R(bf, {2, 90, 64}, s++), R(bf, {2, 90, 64}, s++), big}, none, "|v| that could overflow a sum", false);
 }
 
+// The attention backward's products have two batch dims ([B, H]); cuBLAS takes them as one
+// strided batch where they step like one dim, and loops where they do not (a broadcast).
+TEST(CudaFastAttention, MatmulsWithTwoBatchDims) {
+  auto ctx = fast_context();
+  if (!ctx) GTEST_SKIP() << "no CUDA device";
+  const ops::OpDef* op = ops::op_registry().find("matmul");
+  struct Case {
+    ops::Extents a, b;
+    bool ta, tb;
+    const char* label;
+  };
+  std::uint64_t seed = 300;
+  for (const Case& c : {Case{{2, 3, 40, 16}, {2, 3, 16, 24}, false, false, "[2,3] batch"},
+                        Case{{2, 3, 40, 16}, {2, 3, 40, 24}, true, false, "[2,3] batch, a transposed"},
+                        Case{{2, 3, 40, 16}, {2, 3, 24, 16}, false, true, "[2,3] batch, b transposed"},
+                        Case{{2, 3, 40, 16}, {1, 3, 16, 24}, false, false, "b broadcast over the first batch dim"},
+                        Case{{2, 1, 40, 16}, {2, 1, 16, 24}, false, false, "a batch dim of 1"}}) {
+    for (DType dt : {DType::bf16, DType::f32}) {
+      std::vector<ops::HostTensor> in{R(dt, c.a, seed++), R(dt, c.b, seed++)};
+      AttrMap at{{"transpose_a", AttrValue(c.ta)}, {"transpose_b", AttrValue(c.tb)}};
+      DiagnosticSink d;
+      std::vector<cuda::DevTensor> dev{*ctx->upload(in[0], d), *ctx->upload(in[1], d)};
+      auto before = ctx->fast_matmul_cublas;
+      auto out = cuda::run_dev(*ctx, *op, dev, at, d);
+      ASSERT_TRUE(out) << c.label << ": " << (d.all().empty() ? "" : d.all()[0].message);
+      auto got = ctx->download((*out)[0], d);
+      auto ref = ops::evaluate(*op, in, at, d);
+      ASSERT_TRUE(got && ref) << c.label;
+      auto v = ops::compare(*got, (*ref)[0], op->tolerance.fast, ops::Tier::fast);
+      EXPECT_TRUE(v.pass) << c.label << " " << dtype_name(dt) << ": " << v.summary();
+      EXPECT_EQ(ctx->fast_matmul_cublas - before, 1u) << c.label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rung

@@ -2,7 +2,8 @@
 // accumulation); f32 operands use cuBLAS SGEMM in full f32. TF32 was measured too
 // (bench/RESULTS.md): on inputs with cancellation it leaves elements outside the `loose`
 // class that tier fast declares for matmul, so it is not used. Batches with a regular
-// stride go to the strided batched call; irregular broadcast batches loop.
+// stride (after merging dims that step like one) go to the strided batched call; irregular
+// broadcast batches loop.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -50,7 +51,40 @@ bool fast_matmul_admits(Context& ctx, const DevTensor& a, const DevTensor& b, co
   return true;
 }
 
-bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags) {
+namespace {
+
+// Batch dims that step through both operands as one dim would ([8, 12] heads of contiguous
+// matrices: a_bs[d] = a_bs[d+1] * ext[d+1], the same for b, or both broadcast) merged and
+// dims of extent 1 dropped, so such products take one strided batched call instead of a
+// loop of single ones.
+MatmulSpec merge_batch_dims(const MatmulSpec& m) {
+  MatmulSpec r = m;
+  if (m.batch.rank <= 1) return r;
+  int k = 0;
+  for (int d = 0; d < m.batch.rank; ++d) {
+    if (m.batch.ext[d] == 1) continue;  // steps nowhere
+    if (k > 0) {
+      auto e = static_cast<std::int64_t>(m.batch.ext[d]);
+      if (r.a_bs[k - 1] == m.a_bs[d] * e && r.b_bs[k - 1] == m.b_bs[d] * e) {
+        r.batch.ext[k - 1] *= m.batch.ext[d];
+        r.a_bs[k - 1] = m.a_bs[d];
+        r.b_bs[k - 1] = m.b_bs[d];
+        continue;
+      }
+    }
+    r.batch.ext[k] = m.batch.ext[d];
+    r.a_bs[k] = m.a_bs[d];
+    r.b_bs[k] = m.b_bs[d];
+    ++k;
+  }
+  r.batch.rank = k;
+  return r;
+}
+
+}  // namespace
+
+bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m_in, DiagnosticSink& diags) {
+  const MatmulSpec m = merge_batch_dims(m_in);
   auto h = static_cast<cublasHandle_t>(ctx.cublas());
   bool bf = a.dtype == DType::bf16;
   cudaDataType_t in_t = bf ? CUDA_R_16BF : CUDA_R_32F;
