@@ -109,6 +109,11 @@ class OpBackend {
   // Transfers so far; nullopt for backends that compute in host memory.
   virtual std::optional<TransferCounts> transfers() const { return std::nullopt; }
 
+  // Fused elementwise regions run so far as kernels generated for them: region name -> the
+  // kernel's identity (a hash of its source), or "op by op: <why>" where the region ran
+  // node by node instead. Empty for backends that generate none.
+  virtual std::map<std::string, std::string> generated_kernels() const { return {}; }
+
   // A whole region. Default: the reference interpreter's walk with run_op for each node.
   virtual std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                                  std::span<const ops::HostTensor> args,

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
@@ -210,6 +211,18 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       std::printf("transfers    to device %llu bytes in %llu uploads, from device %llu bytes in %llu downloads\n",
                   static_cast<unsigned long long>(t->to_device_bytes), static_cast<unsigned long long>(t->uploads),
                   static_cast<unsigned long long>(t->from_device_bytes), static_cast<unsigned long long>(t->downloads));
+    // Fused elementwise regions a device backend generated kernels for, and any it ran op by op.
+    if (auto kernels = op_backend->generated_kernels(); !kernels.empty()) {
+      std::set<std::string> distinct;
+      std::vector<std::string> detours;
+      for (const auto& [region, id] : kernels) {
+        if (id.rfind("op by op", 0) == 0) detours.push_back(region + ": " + id);
+        else distinct.insert(id);
+      }
+      std::printf("fused        %zu regions as one generated kernel each (%zu distinct kernels), %zu op by op\n",
+                  kernels.size() - detours.size(), distinct.size(), detours.size());
+      for (const auto& d : detours) std::printf("fused        %s\n", d.c_str());
+    }
   }
   // Backends that cannot replay bits across devices say what a run is (convergent) and name the class.
   std::string repro;

@@ -53,6 +53,8 @@ class CudaBackend final : public runtime::OpBackend {
     return runtime::TransferCounts{ctx_->bytes_up, ctx_->bytes_down, ctx_->uploads, ctx_->downloads};
   }
 
+  std::map<std::string, std::string> generated_kernels() const override { return ctx_->fused_kernels; }
+
   std::string kernel_hash(const ops::OpDef& op) const override {
     if (!find_dev_kernel(op.name)) return {};
     return sha3_256(std::string("rung.cuda.kernel.v1/") + op.name + "/" + RUNG_CUDA_KERNEL_SOURCE_HASH).hex();
