@@ -1,5 +1,6 @@
 // Tier fast attention for bf16/f16 operands: a flash-style kernel (online softmax, scores
-// and probabilities only in registers) on the tensor cores. Per block 16 queries per warp; per 64-key tile, S = Q K^T by mma.sync m16n8k16 (bf16/f16 in, f32
+// and probabilities only in registers) on the tensor cores. Per block 16 queries per warp
+// (8 warps by default); per 64-key tile, S = Q K^T by mma.sync m16n8k16 (bf16/f16 in, f32
 // accumulation), the running max and sum rescaled in f32 with exp2 (ex2.approx), P rounded
 // to the operand type, O += P V by mma.sync. K/V tiles are double-buffered with cp.async;
 // causal blocks stop at the last key their last query sees. Results are inside the op's
@@ -14,7 +15,7 @@ namespace rung::cuda {
 namespace {
 
 constexpr int kBK = 64;
-constexpr int kFlashWarps = 4;  // 64-query blocks (measured against 8 warps: bench/RESULTS.md)
+constexpr int kFlashWarps = 8;  // 128-query blocks: 0.118 ms vs 0.123 for 64 at the block's shape (bench/RESULTS.md)
 
 __device__ inline void cp16(void* smem, const void* g, bool valid) {
   unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -65,9 +66,11 @@ __device__ inline float ex2(float x) {
   return y;
 }
 
-// HD: the head dim (D == Dv), 64 or 128; W warps of 16 query rows each.
+// HD: the head dim (D == Dv), 64 or 128; W warps of 16 query rows each. At HD 64 registers
+// are capped at 128 so that 16 warps fit an SM (52 bytes spill; 0.118 ms against 0.158 with
+// 132 registers for 128-query blocks, 0.123 against 0.132 for 64-query blocks).
 template <int HD, typename T, int W>
-__global__ void __launch_bounds__(32 * W) attn_flash_k(const T* __restrict__ q, const T* __restrict__ k,
+__global__ void __launch_bounds__(32 * W, HD == 64 ? 16 / W : 1) attn_flash_k(const T* __restrict__ q, const T* __restrict__ k,
                                                         const T* __restrict__ v, void* y, int ydt, AttentionSpec a,
                                                         float scale_log2, std::uint64_t tiles) {
   constexpr int kThreads = 32 * W, kBQ = 16 * W;
@@ -83,21 +86,22 @@ __global__ void __launch_bounds__(32 * W) attn_flash_k(const T* __restrict__ q, 
   const AttnRow r = attn_row(a, bi);
   const T *qb = q + r.q, *kb = k + r.k, *vb = v + r.v;
   const std::uint64_t i_last = (i0 + kBQ < a.Sq ? i0 + kBQ : a.Sq) - 1;
-  const std::uint64_t kend = attn_key_end(a, i_last);
-  const std::uint64_t ntiles = (kend + kBK - 1) / kBK;
+  const int kend = static_cast<int>(attn_key_end(a, i_last));  // Sk < 2^31 (flash_attention_supports)
+  const int ntiles = (kend + kBK - 1) / kBK;
 
   for (int c = t; c < kBQ * HD / 8; c += kThreads) {
     int row = c / (HD / 8), col = (c % (HD / 8)) * 8;
     std::uint64_t i = i0 + row;
     cp16(&Qs[row * LDS + col], i < a.Sq ? qb + i * HD + col : qb, i < a.Sq);
   }
-  auto load_kv = [&](std::uint64_t kt, int buf) {
+  auto load_kv = [&](int kt, int buf) {
     for (int c = t; c < kBK * HD / 8; c += kThreads) {
       int row = c / (HD / 8), col = (c % (HD / 8)) * 8;
-      std::uint64_t j = kt * kBK + row;
+      int j = kt * kBK + row;
       bool ok = j < kend;
-      cp16(&Ks[(buf * kBK + row) * LDS + col], ok ? kb + j * HD + col : kb, ok);
-      cp16(&Vs[(buf * kBK + row) * LDS + col], ok ? vb + j * HD + col : vb, ok);
+      std::int64_t off = static_cast<std::int64_t>(j) * HD + col;
+      cp16(&Ks[(buf * kBK + row) * LDS + col], ok ? kb + off : kb, ok);
+      cp16(&Vs[(buf * kBK + row) * LDS + col], ok ? vb + off : vb, ok);
     }
   };
   if (ntiles > 0) load_kv(0, 0);
@@ -115,9 +119,10 @@ __global__ void __launch_bounds__(32 * W) attn_flash_k(const T* __restrict__ q, 
   for (int n = 0; n < DT; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
   const std::uint64_t row_i[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
-  const std::uint64_t row_end[2] = {row_i[0] < a.Sq ? attn_key_end(a, row_i[0]) : 0, row_i[1] < a.Sq ? attn_key_end(a, row_i[1]) : 0};
+  const int row_end[2] = {row_i[0] < a.Sq ? static_cast<int>(attn_key_end(a, row_i[0])) : 0,
+                          row_i[1] < a.Sq ? static_cast<int>(attn_key_end(a, row_i[1])) : 0};
 
-  for (std::uint64_t kt = 0; kt < ntiles; ++kt) {
+  for (int kt = 0; kt < ntiles; ++kt) {
     int buf = static_cast<int>(kt & 1);
     if (kt + 1 < ntiles) load_kv(kt + 1, buf ^ 1);
     cp_commit();
@@ -151,7 +156,7 @@ __global__ void __launch_bounds__(32 * W) attn_flash_k(const T* __restrict__ q, 
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           int h = e / 2;
-          std::uint64_t j = kt * kBK + n * 8 + 2 * tq + (e & 1);
+          int j = kt * kBK + n * 8 + 2 * tq + (e & 1);
           float x = j < row_end[h] ? s[n][e] * scale_log2 : -INFINITY;
           s[n][e] = x;
           mx[h] = fmaxf(mx[h], x);
@@ -238,7 +243,8 @@ int launch_flash_w(const void* q, const void* k, const void* v, int dt, void* y,
 }  // namespace
 
 bool flash_attention_supports(const AttentionSpec& a, int dtype) {
-  return (dtype == BF16 || dtype == F16) && !a.mask && a.D == a.Dv && (a.D == 64 || a.D == 128) && a.Sk > 0;
+  return (dtype == BF16 || dtype == F16) && !a.mask && a.D == a.Dv && (a.D == 64 || a.D == 128) && a.Sk > 0 &&
+         a.Sk < (1ull << 31);
 }
 
 int launch_attention_flash(const void* q, const void* k, const void* v, int dtype, void* y, const AttentionSpec& a, Stream stream,
