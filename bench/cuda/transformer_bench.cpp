@@ -2,6 +2,15 @@
 // reference on the same inputs (output hashes), then timings of forward + backward at
 // B=8, T=1024, D=768, 12 heads, SwiGLU 4x in tier debug (exact kernels) and tier fast
 // (cuBLAS matmuls, the flash attention kernel on bf16), CUDA events, median of 5 after a warm-up.
+// Two paths run the same template:
+//   - op by op: every op a cuda::run_dev call (one kernel or cuBLAS call each);
+//   - graph: the block recorded as ONE GraphIR region (block_graph.h), optimized by the default
+//     pass pipeline (`rung opt`: inline, fold, simplify, layout, fuse, dce; validated after every
+//     pass), run by the cuda backend made through the backend registry at the tier (as
+//     `rung run --backend cuda --tier T` makes it) with run_region on device-resident inputs
+//     (cuda::run_region_on_device: inputs uploaded once outside the timed part; intermediates
+//     never leave the device; fused elementwise calls run as one NVRTC-generated kernel each).
+//     Also timed end to end through OpBackend::run_region (host inputs in, host results out).
 //   usage: cuda_transformer_bench [check_B check_T check_D check_H]
 #include <cuda_runtime.h>
 
@@ -11,12 +20,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <random>
+#include <set>
 
 #include "backends/cuda/cuda_context.h"
+#include "block_graph.h"
+#include "block_inputs.h"
 #include "base/hash.h"
 #include "ops/compare.h"
 #include "ops/evaluate.h"
+#include "runtime/backend_registry.h"
 #include "transformer_block.h"
 
 using namespace rung;
@@ -29,27 +41,7 @@ namespace {
   std::exit(1);
 }
 
-std::vector<ops::HostTensor> make_inputs(const bench::BlockDims& d, unsigned seed) {
-  std::mt19937 rng(seed);
-  auto uni = [&](ops::Extents s, float scale) {
-    ops::HostTensor t(DType::f32, s);
-    std::uniform_real_distribution<float> u(-scale, scale);
-    for (std::uint64_t i = 0; i < t.numel(); ++i) t.store_f32(i, u(rng));
-    return t;
-  };
-  float ws = 1.0f / std::sqrt(static_cast<float>(d.D)), wf = 1.0f / std::sqrt(static_cast<float>(d.F));
-  ops::HostTensor g1 = uni({d.D}, 0.1f), g2 = uni({d.D}, 0.1f);
-  for (std::uint64_t i = 0; i < d.D; ++i) {
-    g1.store_f32(i, 1.0f + g1.load_f32(i));
-    g2.store_f32(i, 1.0f + g2.load_f32(i));
-  }
-  ops::HostTensor mask(DType::f32, {d.T, d.T});
-  for (std::uint64_t i = 0; i < d.T; ++i)
-    for (std::uint64_t j = 0; j < d.T; ++j) mask.store_f32(i * d.T + j, j <= i ? 0.0f : -INFINITY);
-  return {uni({d.B, d.T, d.D}, 1.0f), uni({d.B, d.T, d.D}, 1.0f), g1, uni({d.D, 3 * d.D}, ws), uni({d.D, d.D}, ws), g2,
-          uni({d.D, d.F}, ws), uni({d.D, d.F}, ws), uni({d.F, d.D}, wf), ops::HostTensor::scalar_f32(1e-6f),
-          ops::HostTensor::scalar_f32(1.0f / std::sqrt(static_cast<float>(d.D / d.H))), mask};
-}
+std::vector<ops::HostTensor> make_inputs(const bench::BlockDims& d, unsigned seed) { return bench::make_block_inputs(d, seed); }
 
 std::string hash_of(const ops::HostTensor& t) {
   return sha3_256(std::span<const std::uint8_t>(t.bytes().data(), t.bytes().size())).short_hex(16);
@@ -164,6 +156,126 @@ std::vector<ops::HostTensor> run_gpu(cuda::Context& ctx, const bench::BlockDims&
   return host;
 }
 
+// The block as one GraphIR region: recorded for these inputs' types, then the default pass
+// pipeline (validated after every pass). Prints what the pipeline did once per label.
+bench::BlockGraph block_graph(const bench::BlockDims& dims, const std::vector<ops::HostTensor>& in, const char* label) {
+  DiagnosticSink d;
+  std::vector<TensorType> types;
+  for (const auto& t : in) types.push_back(t.type());
+  auto bg = bench::record_block_graph(dims, types, d);
+  if (!bg) die(d, "recording the block graph");
+  bench::BlockPassReport rep;
+  if (!bench::optimize_block_graph(*bg, rep, d)) die(d, "the pass pipeline on the block graph");
+  std::printf("\ngraph %s: %zu nodes recorded -> %zu after the default pipeline (%d iterations, %d graphs validated with op "
+              "signatures, all valid); %zu fused elementwise calls holding %zu ops\n%s",
+              label, rep.nodes_before, rep.nodes_after, rep.iterations, rep.validations, rep.fused_calls, rep.fused_ops,
+              format_stats(rep.stats).c_str());
+  return std::move(*bg);
+}
+
+struct GraphRun {
+  std::vector<ops::HostTensor> out;
+  double ms = 0;                    // run_region_on_device, inputs resident (median)
+  double ms_transfers = 0;          // OpBackend::run_region, host in and out (median of 3)
+  std::uint64_t one_kernel = 0;     // fused calls per run that ran as one generated kernel
+  std::uint64_t op_by_op = 0;       // ... and that ran node by node
+};
+
+// The region on a cuda backend made at `tier` through the registry. reps == 0: one run (for
+// the bit-identity check), no timing.
+GraphRun run_graph(runtime::OpBackend& be, const bench::BlockGraph& bg, const std::vector<ops::HostTensor>& in, int reps) {
+  DiagnosticSink d;
+  cuda::Context& ctx = cuda::context_of(be);
+  std::vector<cuda::DevTensor> dev;
+  for (const auto& h : in) {
+    auto t = ctx.upload(h, d);
+    if (!t) die(d, "upload");
+    dev.push_back(std::move(*t));
+  }
+  auto once = [&] {
+    auto o = cuda::run_region_on_device(be, bg.graph, bg.region(), dev, d);
+    if (!o) die(d, "run_region on the block graph");
+    return std::move(*o);
+  };
+  GraphRun r;
+  std::uint64_t one0 = ctx.fused_one_kernel, obo0 = ctx.fused_op_by_op;
+  std::vector<cuda::DevTensor> out = once();  // warm-up: NVRTC compiles the fused kernels here
+  r.one_kernel = ctx.fused_one_kernel - one0;
+  r.op_by_op = ctx.fused_op_by_op - obo0;
+  if (reps > 0) {
+    auto s = static_cast<cudaStream_t>(ctx.stream());
+    std::vector<float> t;
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    for (int i = 0; i < reps; ++i) {
+      cudaEventRecord(a, s);
+      out = once();
+      cudaEventRecord(b, s);
+      if (!ctx.check(cudaEventSynchronize(b), "event", d)) die(d, "timing");
+      float x = 0;
+      cudaEventElapsedTime(&x, a, b);
+      t.push_back(x);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(t.begin(), t.end());
+    r.ms = t[t.size() / 2];
+    std::vector<double> w;
+    for (int i = 0; i < 3; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (!be.run_region(bg.graph, bg.region(), in, d)) die(d, "run_region with transfers");
+      w.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(w.begin(), w.end());
+    r.ms_transfers = w[1];
+  }
+  for (const auto& o : out) {
+    auto h = ctx.download(o, d);
+    if (!h) die(d, "download");
+    r.out.push_back(std::move(*h));
+  }
+  return r;
+}
+
+// The fused regions the backend generated kernels for: how many distinct kernels, and every
+// region that ran op by op with the generator's reason.
+std::string kernel_summary(const runtime::OpBackend& be) {
+  std::set<std::string> kernels;
+  std::string detours;
+  for (const auto& [region, k] : be.generated_kernels()) {
+    if (k.rfind("op by op", 0) == 0) detours += "; " + region + ": " + k;
+    else kernels.insert(k);
+  }
+  return std::to_string(kernels.size()) + " distinct generated kernels" + detours;
+}
+
+std::unique_ptr<runtime::OpBackend> cuda_backend(ops::Tier tier) {
+  DiagnosticSink d;
+  auto be = runtime::backend_registry().create("cuda", tier, d);
+  if (!be) die(d, "cuda backend");
+  return be;
+}
+
+// Worst normwise difference of `got` (any float dtype) against `want` (f32), and its output.
+std::pair<double, std::string> worst_vs(const std::vector<ops::HostTensor>& got, const std::vector<ops::HostTensor>& want) {
+  auto names = bench::block_output_names();
+  std::pair<double, std::string> worst{0.0, ""};
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ops::HostTensor w(DType::f32, got[i].shape());
+    for (std::uint64_t j = 0; j < w.numel(); ++j) w.store_f32(j, got[i].load_f32(j));
+    auto v = ops::compare(w, want[i], ops::TolClass::loose, ops::Tier::fast);
+    if (v.normwise >= worst.first) worst = {v.normwise, names[i]};
+  }
+  return worst;
+}
+
+int count_identical(const std::vector<ops::HostTensor>& a, const std::vector<ops::HostTensor>& b) {
+  int n = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) n += a[i].identical(b[i]);
+  return n;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,25 +289,32 @@ int main(int argc, char** argv) {
   auto fast = cuda::Context::create(ops::Tier::fast, d);
   std::printf("device: %s\n", ctx->profile().to_string().c_str());
 
-  // 1. Bit-identity with the reference (scalar oracle on the host) on the same inputs.
+  // 1. Bit-identity with the reference (scalar oracle on the host) on the same inputs: op by
+  // op, and the block as one region through the cuda backend's run_region (tier debug).
   auto in = make_inputs(small, 7);
   auto t0 = std::chrono::steady_clock::now();
   Cpu cpu;
   auto ref = bench::transformer_block<ops::HostTensor>(cpu, small, in);
   double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto got = run_gpu(*ctx, small, in, nullptr, 0);
+  auto dbg = cuda_backend(ops::Tier::debug);
+  GraphRun gs = run_graph(*dbg, block_graph(small, in, "at the check size (f32)"), in, 0);
   auto names = bench::block_output_names();
-  int same = 0;
+  int same = 0, graph_same = 0;
   std::printf("\nbit-identity, B=%llu T=%llu D=%llu H=%llu F=%llu (reference on the host: %.1f s)\n",
               (unsigned long long)small.B, (unsigned long long)small.T, (unsigned long long)small.D,
               (unsigned long long)small.H, (unsigned long long)small.F, cpu_s);
-  std::printf("| output | reference sha3 | cuda debug sha3 | identical |\n|---|---|---|---|\n");
+  std::printf("| output | reference sha3 | cuda debug op by op sha3 | identical | cuda debug graph sha3 | identical |\n"
+              "|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    bool ok = ref[i].identical(got[i]);
+    bool ok = ref[i].identical(got[i]), gok = ref[i].identical(gs.out[i]);
     same += ok;
-    std::printf("| %s | %s | %s | %s |\n", names[i].c_str(), hash_of(ref[i]).c_str(), hash_of(got[i]).c_str(), ok ? "yes" : "NO");
+    graph_same += gok;
+    std::printf("| %s | %s | %s | %s | %s | %s |\n", names[i].c_str(), hash_of(ref[i]).c_str(), hash_of(got[i]).c_str(),
+                ok ? "yes" : "NO", hash_of(gs.out[i]).c_str(), gok ? "yes" : "NO");
   }
-  std::printf("identical outputs: %d of %zu\n", same, ref.size());
+  std::printf("identical outputs: op by op %d of %zu, graph %d of %zu (fused calls per run: %llu as one kernel, %llu op by op)\n",
+              same, ref.size(), graph_same, ref.size(), (unsigned long long)gs.one_kernel, (unsigned long long)gs.op_by_op);
 
   // 2. Timings at the size.
   bench::BlockDims full{8, 1024, 768, 12, 3072};
@@ -203,21 +322,32 @@ int main(int argc, char** argv) {
   double t_debug = 0, t_fast = 0;
   auto a = run_gpu(*ctx, full, fin, &t_debug, 5);
   auto b = run_gpu(*ctx, full, fin, nullptr, 0);
-  int repeat_same = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) repeat_same += a[i].identical(b[i]);
+  int repeat_same = count_identical(a, b);
+  bench::BlockGraph full_graph = block_graph(full, fin, "at full size (f32)");
+  GraphRun gd = run_graph(*dbg, full_graph, fin, 5);
+  int graph_vs_ops = count_identical(gd.out, a);
   std::printf("\nB=8 T=1024 D=768 H=12 SwiGLU 4x, forward + backward\n");
-  std::printf("| tier | ms (median of 5) | notes |\n|---|---|---|\n");
-  std::printf("| debug (exact) | %.2f | two runs bit-identical: %d/%zu outputs; y sha3 %s, dx sha3 %s |\n", t_debug, repeat_same,
-              a.size(), hash_of(a[0]).c_str(), hash_of(a[1]).c_str());
+  std::printf("graph: run_region on device-resident inputs (uploaded once, outside the timed part), CUDA events; "
+              "'with transfers' = OpBackend::run_region from host inputs to host results, wall clock\n");
+  std::printf("| tier | path | ms (median of 5) | notes |\n|---|---|---|---|\n");
+  std::printf("| debug (exact) | op by op | %.2f | two runs bit-identical: %d/%zu outputs; y sha3 %s, dx sha3 %s |\n", t_debug,
+              repeat_same, a.size(), hash_of(a[0]).c_str(), hash_of(a[1]).c_str());
+  std::printf("| debug (exact) | graph | %.2f | identical to op by op: %d/%zu outputs; fused calls per run: %llu one kernel, %llu op "
+              "by op; %s; with transfers %.2f ms |\n",
+              gd.ms, graph_vs_ops, a.size(), (unsigned long long)gd.one_kernel, (unsigned long long)gd.op_by_op,
+              kernel_summary(*dbg).c_str(), gd.ms_transfers);
   if (fast) {
     auto f = run_gpu(*fast, full, fin, &t_fast, 5);
-    std::string worst;
-    double worst_norm = 0;
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      auto v = ops::compare(f[i], a[i], ops::TolClass::loose, ops::Tier::fast);
-      if (v.normwise >= worst_norm) { worst_norm = v.normwise; worst = names[i]; }
-    }
-    std::printf("| fast, f32 tensors (cuBLAS SGEMM) | %.2f | worst normwise vs debug: %.2e (%s) |\n", t_fast, worst_norm, worst.c_str());
+    auto w = worst_vs(f, a);
+    std::printf("| fast, f32 tensors (cuBLAS SGEMM) | op by op | %.2f | worst normwise vs debug: %.2e (%s) |\n", t_fast, w.first,
+                w.second.c_str());
+    auto fst = cuda_backend(ops::Tier::fast);
+    GraphRun gf = run_graph(*fst, full_graph, fin, 5);
+    w = worst_vs(gf.out, a);
+    std::printf("| fast, f32 tensors (cuBLAS SGEMM) | graph | %.2f | worst normwise vs debug: %.2e (%s); fused calls per run: %llu "
+                "one kernel, %llu op by op; with transfers %.2f ms |\n",
+                gf.ms, w.first, w.second.c_str(), (unsigned long long)gf.one_kernel, (unsigned long long)gf.op_by_op,
+                gf.ms_transfers);
     // The same program on bf16 tensors: cuBLAS BF16 tensor cores, f32 arithmetic inside
     // every other op, one bf16 rounding per op output.
     std::vector<ops::HostTensor> bin;
@@ -228,25 +358,29 @@ int main(int argc, char** argv) {
     }
     double t_bf = 0;
     auto fb = run_gpu(*fast, full, bin, &t_bf, 5);
-    worst_norm = 0;
-    for (std::size_t i = 0; i < fb.size(); ++i) {
-      ops::HostTensor w(DType::f32, fb[i].shape());
-      for (std::uint64_t j = 0; j < w.numel(); ++j) w.store_f32(j, fb[i].load_f32(j));
-      auto v = ops::compare(w, a[i], ops::TolClass::loose, ops::Tier::fast);
-      if (v.normwise >= worst_norm) { worst_norm = v.normwise; worst = names[i]; }
-    }
-    std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | %.2f | worst normwise vs debug f32: %.2e (%s) |\n", t_bf,
-                worst_norm, worst.c_str());
+    w = worst_vs(fb, a);
+    std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | op by op | %.2f | worst normwise vs debug f32: %.2e (%s) |\n",
+                t_bf, w.first, w.second.c_str());
+    GraphRun gb = run_graph(*fst, block_graph(full, bin, "at full size (bf16)"), bin, 5);
+    w = worst_vs(gb.out, a);
+    std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | graph | %.2f | worst normwise vs debug f32: %.2e (%s); "
+                "fused calls per run: %llu one kernel, %llu op by op; %s; with transfers %.2f ms |\n",
+                gb.ms, w.first, w.second.c_str(), (unsigned long long)gb.one_kernel, (unsigned long long)gb.op_by_op,
+                kernel_summary(*fst).c_str(), gb.ms_transfers);
     // The forward attention composed instead (p kept for the backward), same inputs.
     bench::BlockDims comp = full;
     comp.attention_op = false;
     double c_debug = 0, c_bf = 0;
     (void)run_gpu(*ctx, comp, fin, &c_debug, 5);
     (void)run_gpu(*fast, comp, bin, &c_bf, 5);
-    std::printf("| debug, forward attention composed (p kept) | %.2f | the attention op's program: %.2f |\n", c_debug, t_debug);
-    std::printf("| fast bf16, forward attention composed (p kept) | %.2f | the attention op's program: %.2f |\n", c_bf, t_bf);
+    std::printf("| debug, forward attention composed (p kept) | op by op | %.2f | the attention op's program: %.2f |\n", c_debug,
+                t_debug);
+    std::printf("| fast bf16, forward attention composed (p kept) | op by op | %.2f | the attention op's program: %.2f |\n", c_bf,
+                t_bf);
     profile_block(*fast, full, bin, "fast bf16");
   }
   profile_block(*ctx, full, fin, "debug");
-  return same == static_cast<int>(ref.size()) && repeat_same == static_cast<int>(a.size()) ? 0 : 1;
+  bool ok = same == static_cast<int>(ref.size()) && graph_same == static_cast<int>(ref.size()) &&
+            repeat_same == static_cast<int>(a.size()) && graph_vs_ops == static_cast<int>(a.size());
+  return ok ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/cuda_fused.h"
+#include "base/check.h"
 #include "base/hash.h"
 #include "ir/graph/walk.h"
 #include "runtime/backend_registry.h"
@@ -251,6 +252,19 @@ std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, Diagnostic
   auto ctx = Context::create(tier, diags);
   if (!ctx) return nullptr;
   return std::make_unique<CudaBackend>(std::move(ctx));
+}
+
+Context& context_of(runtime::OpBackend& backend) {
+  auto* b = dynamic_cast<CudaBackend*>(&backend);
+  RUNG_CHECK(b != nullptr, "context_of needs the backend make_cuda_backend made");
+  return b->context();
+}
+
+std::optional<std::vector<DevTensor>> run_region_on_device(runtime::OpBackend& backend, const Graph& g, RegionId region,
+                                                           std::span<const DevTensor> args, DiagnosticSink& diags) {
+  auto* b = dynamic_cast<CudaBackend*>(&backend);
+  RUNG_CHECK(b != nullptr, "run_region_on_device needs the backend make_cuda_backend made");
+  return b->run_region_dev(g, region, args, diags, 0);
 }
 
 }  // namespace rung::cuda

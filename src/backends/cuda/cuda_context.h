@@ -105,4 +105,12 @@ bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor
 // The backend (registered as "cuda").
 std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, DiagnosticSink& diags);
 
+// For callers that keep values on the device across runs (benchmarks): the backend's
+// context (its stream, counters and fused-kernel record), and run_region without its uploads
+// and downloads (arguments and results stay device values; it syncs before returning).
+// `backend` must be one make_cuda_backend made (checked).
+Context& context_of(runtime::OpBackend& backend);
+std::optional<std::vector<DevTensor>> run_region_on_device(runtime::OpBackend& backend, const Graph& g, RegionId region,
+                                                           std::span<const DevTensor> args, DiagnosticSink& diags);
+
 }  // namespace rung::cuda
