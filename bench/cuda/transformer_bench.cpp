@@ -158,11 +158,9 @@ std::vector<ops::HostTensor> run_gpu(cuda::Context& ctx, const bench::BlockDims&
 
 // The block as one GraphIR region: recorded for these inputs' types, then the default pass
 // pipeline (validated after every pass). Prints what the pipeline did once per label.
-bench::BlockGraph block_graph(const bench::BlockDims& dims, const std::vector<ops::HostTensor>& in, const char* label) {
+bench::BlockGraph block_graph(const bench::BlockDims& dims, DType dt, const char* label) {
   DiagnosticSink d;
-  std::vector<TensorType> types;
-  for (const auto& t : in) types.push_back(t.type());
-  auto bg = bench::record_block_graph(dims, types, d);
+  auto bg = bench::record_block_graph(dims, bench::block_input_types(dims, dt), d);
   if (!bg) die(d, "recording the block graph");
   bench::BlockPassReport rep;
   if (!bench::optimize_block_graph(*bg, rep, d)) die(d, "the pass pipeline on the block graph");
@@ -179,27 +177,37 @@ struct GraphRun {
   double ms_transfers = 0;          // OpBackend::run_region, host in and out (median of 3)
   std::uint64_t one_kernel = 0;     // fused calls per run that ran as one generated kernel
   std::uint64_t op_by_op = 0;       // ... and that ran node by node
+  std::string failed;               // non-empty: what failed (the op-by-op figures still print)
 };
 
-// The region on a cuda backend made at `tier` through the registry. reps == 0: one run (for
-// the bit-identity check), no timing.
-GraphRun run_graph(runtime::OpBackend& be, const bench::BlockGraph& bg, const std::vector<ops::HostTensor>& in, int reps) {
+std::string first_diag(const DiagnosticSink& d) {
+  return d.all().empty() ? "no diagnostic" : d.all()[0].code + " " + d.all()[0].message;
+}
+
+// The region on a cuda backend made at its tier through the registry (null: it could not be
+// made). reps == 0: one run (for the bit-identity check), no timing.
+GraphRun run_graph(runtime::OpBackend* be, const bench::BlockGraph& bg, const std::vector<ops::HostTensor>& in, int reps) {
+  GraphRun r;
+  if (!be) {
+    r.failed = "no cuda backend";
+    return r;
+  }
   DiagnosticSink d;
-  cuda::Context& ctx = cuda::context_of(be);
+  auto fail = [&](const char* what) {
+    r.failed = std::string(what) + ": " + first_diag(d);
+    r.out.clear();
+    return r;
+  };
+  cuda::Context& ctx = cuda::context_of(*be);
   std::vector<cuda::DevTensor> dev;
   for (const auto& h : in) {
     auto t = ctx.upload(h, d);
-    if (!t) die(d, "upload");
+    if (!t) return fail("upload");
     dev.push_back(std::move(*t));
   }
-  auto once = [&] {
-    auto o = cuda::run_region_on_device(be, bg.graph, bg.region(), dev, d);
-    if (!o) die(d, "run_region on the block graph");
-    return std::move(*o);
-  };
-  GraphRun r;
   std::uint64_t one0 = ctx.fused_one_kernel, obo0 = ctx.fused_op_by_op;
-  std::vector<cuda::DevTensor> out = once();  // warm-up: NVRTC compiles the fused kernels here
+  auto out = cuda::run_region_on_device(*be, bg.graph, bg.region(), dev, d);  // warm-up: NVRTC compiles here
+  if (!out) return fail("run_region");
   r.one_kernel = ctx.fused_one_kernel - one0;
   r.op_by_op = ctx.fused_op_by_op - obo0;
   if (reps > 0) {
@@ -208,31 +216,33 @@ GraphRun run_graph(runtime::OpBackend& be, const bench::BlockGraph& bg, const st
     cudaEvent_t a, b;
     cudaEventCreate(&a);
     cudaEventCreate(&b);
-    for (int i = 0; i < reps; ++i) {
+    for (int i = 0; i < reps && r.failed.empty(); ++i) {
       cudaEventRecord(a, s);
-      out = once();
+      out = cuda::run_region_on_device(*be, bg.graph, bg.region(), dev, d);
       cudaEventRecord(b, s);
-      if (!ctx.check(cudaEventSynchronize(b), "event", d)) die(d, "timing");
+      if (!out) fail("run_region");
+      else if (!ctx.check(cudaEventSynchronize(b), "event", d)) fail("timing");
       float x = 0;
       cudaEventElapsedTime(&x, a, b);
       t.push_back(x);
     }
     cudaEventDestroy(a);
     cudaEventDestroy(b);
+    if (!r.failed.empty()) return r;
     std::sort(t.begin(), t.end());
     r.ms = t[t.size() / 2];
     std::vector<double> w;
     for (int i = 0; i < 3; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      if (!be.run_region(bg.graph, bg.region(), in, d)) die(d, "run_region with transfers");
+      if (!be->run_region(bg.graph, bg.region(), in, d)) return fail("run_region with transfers");
       w.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(w.begin(), w.end());
     r.ms_transfers = w[1];
   }
-  for (const auto& o : out) {
+  for (const auto& o : *out) {
     auto h = ctx.download(o, d);
-    if (!h) die(d, "download");
+    if (!h) return fail("download");
     r.out.push_back(std::move(*h));
   }
   return r;
@@ -253,8 +263,18 @@ std::string kernel_summary(const runtime::OpBackend& be) {
 std::unique_ptr<runtime::OpBackend> cuda_backend(ops::Tier tier) {
   DiagnosticSink d;
   auto be = runtime::backend_registry().create("cuda", tier, d);
-  if (!be) die(d, "cuda backend");
+  if (!be) std::printf("FAILED: the cuda backend (tier %s): %s\n", std::string(ops::tier_name(tier)).c_str(), first_diag(d).c_str());
   return be;
+}
+
+// One table row of a graph run: its time and `notes`, or what failed.
+void graph_row(const char* tier, const GraphRun& g, const std::string& notes) {
+  if (!g.failed.empty()) {
+    std::printf("| %s | graph | FAILED | %s |\n", tier, g.failed.c_str());
+    return;
+  }
+  std::printf("| %s | graph | %.2f | %s; fused calls per run: %llu one kernel, %llu op by op; with transfers %.2f ms |\n", tier,
+              g.ms, notes.c_str(), (unsigned long long)g.one_kernel, (unsigned long long)g.op_by_op, g.ms_transfers);
 }
 
 // Worst normwise difference of `got` (any float dtype) against `want` (f32), and its output.
@@ -268,6 +288,12 @@ std::pair<double, std::string> worst_vs(const std::vector<ops::HostTensor>& got,
     if (v.normwise >= worst.first) worst = {v.normwise, names[i]};
   }
   return worst;
+}
+
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2e", v);
+  return b;
 }
 
 int count_identical(const std::vector<ops::HostTensor>& a, const std::vector<ops::HostTensor>& b) {
@@ -298,7 +324,7 @@ int main(int argc, char** argv) {
   double cpu_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto got = run_gpu(*ctx, small, in, nullptr, 0);
   auto dbg = cuda_backend(ops::Tier::debug);
-  GraphRun gs = run_graph(*dbg, block_graph(small, in, "at the check size (f32)"), in, 0);
+  GraphRun gs = run_graph(dbg.get(), block_graph(small, DType::f32, "at the check size (f32)"), in, 0);
   auto names = bench::block_output_names();
   int same = 0, graph_same = 0;
   std::printf("\nbit-identity, B=%llu T=%llu D=%llu H=%llu F=%llu (reference on the host: %.1f s)\n",
@@ -307,14 +333,15 @@ int main(int argc, char** argv) {
   std::printf("| output | reference sha3 | cuda debug op by op sha3 | identical | cuda debug graph sha3 | identical |\n"
               "|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    bool ok = ref[i].identical(got[i]), gok = ref[i].identical(gs.out[i]);
+    bool ok = ref[i].identical(got[i]), gok = i < gs.out.size() && ref[i].identical(gs.out[i]);
     same += ok;
     graph_same += gok;
     std::printf("| %s | %s | %s | %s | %s | %s |\n", names[i].c_str(), hash_of(ref[i]).c_str(), hash_of(got[i]).c_str(),
-                ok ? "yes" : "NO", hash_of(gs.out[i]).c_str(), gok ? "yes" : "NO");
+                ok ? "yes" : "NO", i < gs.out.size() ? hash_of(gs.out[i]).c_str() : "-", gok ? "yes" : "NO");
   }
   std::printf("identical outputs: op by op %d of %zu, graph %d of %zu (fused calls per run: %llu as one kernel, %llu op by op)\n",
               same, ref.size(), graph_same, ref.size(), (unsigned long long)gs.one_kernel, (unsigned long long)gs.op_by_op);
+  if (!gs.failed.empty()) std::printf("graph path FAILED: %s\n", gs.failed.c_str());
 
   // 2. Timings at the size.
   bench::BlockDims full{8, 1024, 768, 12, 3072};
@@ -323,8 +350,9 @@ int main(int argc, char** argv) {
   auto a = run_gpu(*ctx, full, fin, &t_debug, 5);
   auto b = run_gpu(*ctx, full, fin, nullptr, 0);
   int repeat_same = count_identical(a, b);
-  bench::BlockGraph full_graph = block_graph(full, fin, "at full size (f32)");
-  GraphRun gd = run_graph(*dbg, full_graph, fin, 5);
+  bench::BlockGraph full_graph = block_graph(full, DType::f32, "at full size (f32)");
+  bench::BlockGraph full_graph_bf16 = block_graph(full, DType::bf16, "at full size (bf16)");
+  GraphRun gd = run_graph(dbg.get(), full_graph, fin, 5);
   int graph_vs_ops = count_identical(gd.out, a);
   std::printf("\nB=8 T=1024 D=768 H=12 SwiGLU 4x, forward + backward\n");
   std::printf("graph: run_region on device-resident inputs (uploaded once, outside the timed part), CUDA events; "
@@ -332,22 +360,18 @@ int main(int argc, char** argv) {
   std::printf("| tier | path | ms (median of 5) | notes |\n|---|---|---|---|\n");
   std::printf("| debug (exact) | op by op | %.2f | two runs bit-identical: %d/%zu outputs; y sha3 %s, dx sha3 %s |\n", t_debug,
               repeat_same, a.size(), hash_of(a[0]).c_str(), hash_of(a[1]).c_str());
-  std::printf("| debug (exact) | graph | %.2f | identical to op by op: %d/%zu outputs; fused calls per run: %llu one kernel, %llu op "
-              "by op; %s; with transfers %.2f ms |\n",
-              gd.ms, graph_vs_ops, a.size(), (unsigned long long)gd.one_kernel, (unsigned long long)gd.op_by_op,
-              kernel_summary(*dbg).c_str(), gd.ms_transfers);
+  graph_row("debug (exact)", gd,
+            "identical to op by op: " + std::to_string(graph_vs_ops) + "/" + std::to_string(a.size()) + " outputs; " +
+                (dbg ? kernel_summary(*dbg) : std::string()));
   if (fast) {
     auto f = run_gpu(*fast, full, fin, &t_fast, 5);
     auto w = worst_vs(f, a);
     std::printf("| fast, f32 tensors (cuBLAS SGEMM) | op by op | %.2f | worst normwise vs debug: %.2e (%s) |\n", t_fast, w.first,
                 w.second.c_str());
     auto fst = cuda_backend(ops::Tier::fast);
-    GraphRun gf = run_graph(*fst, full_graph, fin, 5);
+    GraphRun gf = run_graph(fst.get(), full_graph, fin, 5);
     w = worst_vs(gf.out, a);
-    std::printf("| fast, f32 tensors (cuBLAS SGEMM) | graph | %.2f | worst normwise vs debug: %.2e (%s); fused calls per run: %llu "
-                "one kernel, %llu op by op; with transfers %.2f ms |\n",
-                gf.ms, w.first, w.second.c_str(), (unsigned long long)gf.one_kernel, (unsigned long long)gf.op_by_op,
-                gf.ms_transfers);
+    graph_row("fast, f32 tensors (cuBLAS SGEMM)", gf, "worst normwise vs debug: " + sci(w.first) + " (" + w.second + ")");
     // The same program on bf16 tensors: cuBLAS BF16 tensor cores, f32 arithmetic inside
     // every other op, one bf16 rounding per op output.
     std::vector<ops::HostTensor> bin;
@@ -361,12 +385,10 @@ int main(int argc, char** argv) {
     w = worst_vs(fb, a);
     std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | op by op | %.2f | worst normwise vs debug f32: %.2e (%s) |\n",
                 t_bf, w.first, w.second.c_str());
-    GraphRun gb = run_graph(*fst, block_graph(full, bin, "at full size (bf16)"), bin, 5);
+    GraphRun gb = run_graph(fst.get(), full_graph_bf16, bin, 5);
     w = worst_vs(gb.out, a);
-    std::printf("| fast, bf16 tensors (cuBLAS BF16, flash attention) | graph | %.2f | worst normwise vs debug f32: %.2e (%s); "
-                "fused calls per run: %llu one kernel, %llu op by op; %s; with transfers %.2f ms |\n",
-                gb.ms, w.first, w.second.c_str(), (unsigned long long)gb.one_kernel, (unsigned long long)gb.op_by_op,
-                kernel_summary(*fst).c_str(), gb.ms_transfers);
+    graph_row("fast, bf16 tensors (cuBLAS BF16, flash attention)", gb,
+              "worst normwise vs debug f32: " + sci(w.first) + " (" + w.second + "); " + (fst ? kernel_summary(*fst) : std::string()));
     // The forward attention composed instead (p kept for the backward), same inputs.
     bench::BlockDims comp = full;
     comp.attention_op = false;
