@@ -7,11 +7,14 @@
 //   Then a fused elementwise region, (x * a + y) * sigmoid(z) with a rank-0 `a`, as the one
 //   kernel the backend generates (NVRTC) and as four per-op kernels, both against the copy.
 //   usage: cuda_gemm_bench [sizes...]      (default 4096 8192; `0` runs no GEMM)
+//          cuda_gemm_bench MxNxK:ta:tb[:batch]...   one shape in one layout: the shipped path,
+//          every pipelined configuration and cuBLAS (the transformer block's awkward shapes)
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -65,9 +68,99 @@ __attribute__((unused)) static std::uint16_t to_bf16(float f) {
   return static_cast<std::uint16_t>((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
 }
 
+// One shape, one layout: A[batch][M,K] (or [K,M] with ta), B[batch][K,N] (or [N,K] with tb).
+static void shape_sweep(cublasHandle_t h, cudaStream_t s, const char* arg) {
+  unsigned long long M = 0, N = 0, K = 0, batch = 1;
+  int ta = 0, tb = 0;
+  if (std::sscanf(arg, "%llux%llux%llu:%d:%d:%llu", &M, &N, &K, &ta, &tb, &batch) < 5) {
+    std::fprintf(stderr, "bad shape %s (MxNxK:ta:tb[:batch])\n", arg);
+    std::exit(2);
+  }
+  std::uint64_t ea = batch * M * K, eb = batch * K * N, ec = batch * M * N;
+  std::vector<float> ha(ea), hb(eb);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (auto& v : ha) v = dist(rng);
+  for (auto& v : hb) v = dist(rng);
+  float *a, *b, *c;
+  CK(cudaMalloc(&a, ea * 4));
+  CK(cudaMalloc(&b, eb * 4));
+  CK(cudaMalloc(&c, ec * 4));
+  CK(cudaMemcpy(a, ha.data(), ea * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(b, hb.data(), eb * 4, cudaMemcpyHostToDevice));
+  cuda::MatmulSpec m;
+  m.M = M, m.N = N, m.K = K;
+  m.a_rs = ta ? 1 : static_cast<std::int64_t>(K);
+  m.a_ks = ta ? static_cast<std::int64_t>(M) : 1;
+  m.b_ks = tb ? 1 : static_cast<std::int64_t>(N);
+  m.b_cs = tb ? static_cast<std::int64_t>(K) : 1;
+  m.batch.rank = batch > 1 ? 1 : 0;
+  m.batch.ext[0] = batch;
+  m.a_bs[0] = static_cast<std::int64_t>(M * K);
+  m.b_bs[0] = static_cast<std::int64_t>(K * N);
+  std::vector<std::array<std::uint64_t, 3>> pos;
+  std::vector<float> want;
+  for (int k = 0; k < 64; ++k) {
+    std::uint64_t z = rng() % batch, i = rng() % M, j = rng() % N;
+    pos.push_back({z, i, j});
+    want.push_back(num::dot_chain_f32(
+        K, [&](std::uint64_t q) { return ha[z * M * K + (ta ? q * M + i : i * K + q)]; },
+        [&](std::uint64_t q) { return hb[z * K * N + (tb ? j * K + q : q * N + j)]; }));
+  }
+  auto same = [&] {
+    CK(cudaStreamSynchronize(s));
+    int n = 0;
+    for (std::size_t k = 0; k < pos.size(); ++k) {
+      float got;
+      CK(cudaMemcpy(&got, c + (pos[k][0] * M + pos[k][1]) * N + pos[k][2], 4, cudaMemcpyDeviceToHost));
+      n += std::memcmp(&got, &want[k], 4) == 0;
+    }
+    return n;
+  };
+  double flops = 2.0 * batch * M * N * K;
+  int reps = 10;
+  CK(cudaMemset(c, 0xff, ec * 4));
+  double t = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s)); });
+  int ok = same();
+  const float one = 1, zero = 0;
+  int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
+  double tc = time_ms(s, reps, [&] {
+    CK(cublasSgemmStridedBatched(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, ni, mi, ki, &one, b, tb ? ki : ni,
+                                 static_cast<long long>(K * N), a, ta ? mi : ki, static_cast<long long>(M * K), &zero, c, ni,
+                                 static_cast<long long>(M * N), static_cast<int>(batch)));
+  });
+  std::string variants;
+  for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
+    CK(cudaMemset(c, 0xff, ec * 4));
+    double tp = time_ms(s, reps, [&] { CK(cuda::launch_sgemm_pipe_variant(v, a, b, c, m, s)); });
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " p%d=%.3f (%d)", v, tp, same());
+    variants += buf;
+  }
+  std::printf("shape %s: rung exact %.3f ms %.1f TFLOP/s (sampled bit-identical %d/%zu), cuBLAS SGEMM %.3f ms %.1f TFLOP/s, "
+              "ratio %.3f; configurations ms (bit-identical of %zu):%s\n",
+              arg, t, flops / t / 1e9, ok, pos.size(), tc, flops / tc / 1e9, tc / t, pos.size(), variants.c_str());
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(c));
+}
+
 int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  std::vector<const char*> shapes;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strchr(argv[i], 'x')) shapes.push_back(argv[i]);
+    else sizes.push_back(std::strtoull(argv[i], nullptr, 10));
+  }
+  if (!shapes.empty()) {
+    cudaStream_t s;
+    CK(cudaStreamCreate(&s));
+    cublasHandle_t h;
+    CK(cublasCreate(&h));
+    CK(cublasSetStream(h, s));
+    for (const char* sh : shapes) shape_sweep(h, s, sh);
+    if (sizes.empty()) return 0;
+  }
   if (sizes.empty()) sizes = {4096, 8192};
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
@@ -114,14 +207,13 @@ int main(int argc, char** argv) {
     int reps = n >= 8192 ? 5 : 10;
     double flops = 2.0 * n * n * n;
     double t_exact = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s)); });
-    // Sample positions and their host chain values (rung's dot.h), for every variant below.
+    // Every layout (the transformer block uses all of them): the same buffers read with A
+    // and/or B transposed; cuBLAS with the matching transposes. For each, a sample of outputs
+    // recomputed on the host with rung's chain (dot.h), and every pipelined configuration
+    // (p0 = the shipped choice, p1.. = the others; device_api.h) timed and checked.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> pos;
-    std::vector<float> want;
-    for (int k = 0; k < 256; ++k) {
-      std::uint64_t i = rng() % n, j = rng() % n;
-      pos.push_back({i, j});
-      want.push_back(num::dot_chain_f32(n, [&](std::uint64_t q) { return ha[i * n + q]; }, [&](std::uint64_t q) { return hb[q * n + j]; }));
-    }
+    for (int k = 0; k < 256; ++k) pos.push_back({rng() % n, rng() % n});
+    std::vector<float> want(pos.size());
     auto sampled_same = [&](const float* dev) {
       CK(cudaStreamSynchronize(s));
       int same = 0;
@@ -132,38 +224,48 @@ int main(int argc, char** argv) {
       }
       return same;
     };
-    // The other tile configurations of the same exact chain (bench only: which one ships):
-    // the pipelined kernel's configurations (p0 = large tiles, shipped here; p1 = narrow, shipped
-    // for N <= 64 or K <= 256; p2.. = others) and the register-staged kernel (r0).
-    std::string variants;
-    for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
-      CK(cudaMemset(c, 0xff, e * 4));
-      double tv = time_ms(s, reps, [&] { CK(cuda::launch_sgemm_pipe_variant(v, a, b, c, m, s)); });
-      variants += " p" + std::to_string(v) + "=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5)) + " (" +
-                  std::to_string(sampled_same(c)) + "/" + std::to_string(pos.size()) + ")";
-    }
-    {
-      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact_variant(0, a, b, c, m, s)); });
-      variants += " r0=" + std::to_string(static_cast<int>(flops / tv / 1e9 + 0.5));
-    }
-    std::printf("exact tile variants at n=%llu, TFLOP/s (sampled outputs bit-identical):%s\n",
-                static_cast<unsigned long long>(n), variants.c_str());
-    // The transposed layouts of the shipped path (the transformer block uses all of them).
-    for (int t = 1; t < 4; ++t) {
+    auto tflops = [&](double ms) { return flops / ms / 1e9; };
+    for (int t = 0; t < 4; ++t) {
       cuda::MatmulSpec mt = m;
       bool ta = t & 1, tb = t & 2;
       mt.a_rs = ta ? 1 : static_cast<std::int64_t>(n);
       mt.a_ks = ta ? static_cast<std::int64_t>(n) : 1;
       mt.b_ks = tb ? 1 : static_cast<std::int64_t>(n);
       mt.b_cs = tb ? static_cast<std::int64_t>(n) : 1;
+      for (std::size_t k = 0; k < pos.size(); ++k) {
+        std::uint64_t i = pos[k].first, j = pos[k].second;
+        want[k] = num::dot_chain_f32(
+            n, [&](std::uint64_t q) { return ta ? ha[q * n + i] : ha[i * n + q]; },
+            [&](std::uint64_t q) { return tb ? hb[j * n + q] : hb[q * n + j]; });
+      }
+      CK(cudaMemset(c, 0xff, e * 4));
       double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, mt, s)); });
+      int same = sampled_same(c);
       const float one1 = 1, zero1 = 0;
       int ni1 = static_cast<int>(n);
       double tc = time_ms(s, reps, [&] {
         CK(cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, ni1, ni1, ni1, &one1, b, ni1, a, ni1, &zero1, c2, ni1));
       });
-      std::printf("layout ta=%d tb=%d at n=%llu: rung exact %.1f TFLOP/s, cuBLAS SGEMM %.1f, ratio %.3f\n", ta, tb,
-                  static_cast<unsigned long long>(n), flops / tv / 1e9, flops / tc / 1e9, tc / tv);
+      std::string variants;
+      for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
+        CK(cudaMemset(c, 0xff, e * 4));
+        double tp = time_ms(s, reps, [&] { CK(cuda::launch_sgemm_pipe_variant(v, a, b, c, mt, s)); });
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " p%d=%.1f (%d)", v, tflops(tp), sampled_same(c));
+        variants += buf;
+      }
+      std::printf("layout ta=%d tb=%d at n=%llu: rung exact %.1f TFLOP/s (sampled outputs bit-identical %d/%zu), cuBLAS SGEMM %.1f, "
+                  "ratio %.3f; configurations, TFLOP/s (bit-identical of %zu):%s\n",
+                  ta, tb, static_cast<unsigned long long>(n), tflops(tv), same, pos.size(), tflops(tc), tc / tv, pos.size(),
+                  variants.c_str());
+    }
+    {
+      double tv = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact_variant(0, a, b, c, m, s)); });
+      std::printf("register-staged exact kernel (plain layout) at n=%llu: %.1f TFLOP/s\n", static_cast<unsigned long long>(n), tflops(tv));
+    }
+    for (std::size_t k = 0; k < pos.size(); ++k) {  // the plain layout's samples again, for the table row
+      std::uint64_t i = pos[k].first, j = pos[k].second;
+      want[k] = num::dot_chain_f32(n, [&](std::uint64_t q) { return ha[i * n + q]; }, [&](std::uint64_t q) { return hb[q * n + j]; });
     }
     const float one = 1, zero = 0;
     int ni = static_cast<int>(n);

@@ -101,8 +101,10 @@ int launch_matmul_exact(const void* a, const void* b, int dtype, void* c, int c_
 int launch_matmul_exact_variant(int variant, const void* a, const void* b, void* c, const MatmulSpec& m, Stream s);
 // The pipelined exact SGEMM (k_sgemm_pipe.cu, the same chain): launch_matmul_exact takes it
 // for f32 operands whose 16-byte chunks are whole and aligned (sgemm_pipe_applies) and picks
-// its tile configuration from the shape. Variants, for the benchmark: 0 = the large-tile
-// configuration, 1 = the narrow one, 2.. = others (the plain layout only).
+// its tile configuration from the shape. Variants, for the benchmark (every layout): 0 = the
+// shipped choice; 1 = Main, 128x128 tiles, k tiles of 64, 2 stages; 2 = Narrow, 128x64, k
+// tiles of 32, 3 stages; 3 = Main with 3 stages; 4 = 128x128, k tiles of 32, 3 stages;
+// 5 = the previous kernel (k-contiguous operands kept [row][k] in shared memory).
 bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m);
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream s);
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream s);

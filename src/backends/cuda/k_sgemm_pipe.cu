@@ -1,11 +1,11 @@
 // Exact-tier f32 matmul, pipelined: the same chain as k_matmul.cu (one accumulator per output,
-// from +0.0, one __fmaf_rn per k in increasing k, no split-K), fed by 16-byte cp.async copies
-// into a multi-stage shared-memory ring, so no register staging and no transposing stores.
-// Each operand keeps its global layout in shared memory: a k-contiguous operand is stored
-// [row][k] (padded by 4 floats, which makes the 8 rows a warp reads land in 8 different
-// 16-byte bank groups) and read as float4 over 4 k; an m- (n-) contiguous operand is stored
-// [k][row] and read as float4 over 4 rows. Threads are warp-tiled; tiles run in groups of 8
-// tile rows so neighbouring blocks share operand panels in L2.
+// from +0.0, one __fmaf_rn per k in increasing k, no split-K); the next k tiles load into a
+// multi-stage shared-memory ring while the current one is multiplied. Every operand is held
+// [k][row] in shared memory and read as float4 over 4 rows per k step, whatever its global
+// layout: an m- (n-) contiguous operand arrives by 16-byte cp.async copies; a k-contiguous
+// one by 16-byte register loads that are stored transposed after the current tile's
+// arithmetic (Mode KT4). Threads are warp-tiled; tiles run in groups of 8 tile rows so
+// neighbouring blocks share operand panels in L2.
 // Applies when every 16-byte chunk is whole and aligned (checked on the host); otherwise the
 // register-staged kernel runs. Requirements per layout: the contiguous extent and every
 // other stride divisible by 4, pointers 16-byte aligned.
@@ -33,10 +33,24 @@ __device__ inline void cp_async16(float* smem, const float* gmem, bool valid) {
 __device__ inline void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ inline void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
-// One operand's side of the pipeline. ROWS = BM (A) or BN (B); KC = the operand is
-// k-contiguous (A not transposed, B transposed).
-template <int ROWS, int BK, int NT, bool KC>
+// How an operand reaches shared memory.
+//  RowCp: m- (n-) contiguous in global; 16-byte cp.async chunks into [k][row].
+//  KCp:   k-contiguous; 16-byte cp.async chunks into [row][k] (read as float4 over 4 k; the
+//         previous kernel's way, kept for the benchmark: 211-254 registers, slower).
+//  KT4:   k-contiguous; 16-byte loads into registers issued before the current tile's
+//         arithmetic and stored to their stage after it. A thread loads the same 16-byte k chunk of 4 consecutive rows (a warp: whole
+//         128-byte lines), a 4 x 4 block it writes transposed as 4 float4 stores (4 rows of
+//         one k each) into [k][row], so the inner loop reads it like RowCp. The 4-row groups
+//         of shared line k are XOR-swizzled by k / 4, which keeps those stores free of bank
+//         conflicts without padding.
+enum Mode { RowCp, KCp, KT4 };
+
+// One operand's side of the pipeline for the two cp.async modes. ROWS = BM (A) or BN (B).
+template <int ROWS, int BK, int NT, Mode MODE>
 struct Operand {
+  static constexpr bool KC = MODE == KCp;
+  static constexpr bool SMEM_KROW = KC;                           // shared layout [row][k]
+  __device__ static int swz(int) { return 0; }                    // row swizzle of k group g
   static constexpr int LD = KC ? BK + 4 : ROWS;                  // shared row length in floats
   static constexpr int ELEMS = KC ? ROWS * LD : BK * LD;          // one stage
   static constexpr int CPL = KC ? BK / 4 : ROWS / 4;              // 16-byte chunks per shared line
@@ -71,7 +85,8 @@ struct Operand {
     }
     k_step = BK * ks;
   }
-  __device__ void load(float* stage, int kt, std::uint64_t K) const {
+  // begin: the copies of tile kt into `stage` are issued; end: nothing left to do.
+  __device__ void begin(float* stage, int kt, std::uint64_t K) {
     const float* p = src + kt * k_step;
     std::uint64_t k0 = static_cast<std::uint64_t>(kt) * BK;
 #pragma unroll
@@ -80,14 +95,69 @@ struct Operand {
       cp_async16(stage + (line + r * LINE_STEP) * LD + sub * 4, ok ? p + r * line_step : src, ok);
     }
   }
+  __device__ void end(float*) const {}
 };
 
-template <class C, bool AK, bool BK1>  // AK: A is k-contiguous; BK1: B is k-contiguous
+template <int ROWS, int BK, int NT>
+struct Operand<ROWS, BK, NT, KT4> {
+  static constexpr bool SMEM_KROW = false;
+  static constexpr int LD = ROWS, ELEMS = BK * LD;
+  static constexpr int CPL = BK / 4, QPW = 32 / CPL, W = NT / 32;  // chunks per line, row quads per warp
+  static constexpr int GSTEP = W * QPW, GROUPS = ROWS / 4 / GSTEP;  // row quads between a thread's quads, quads per thread
+  static_assert(CPL >= 8 && 32 % CPL == 0 && (ROWS / 4) % GSTEP == 0 && GROUPS >= 1 && ROWS >= 32, "KT4 loader mapping");
+  // Element (k, r) at k * LD + (r ^ swz(k / 4)): the 8 lanes of one 16-byte store phase hold
+  // 8 different k groups, so their 4-row groups land in 8 different 16-byte bank groups.
+  __device__ static int swz(int g) { return (g % 8) << 2; }
+
+  const float* src;        // row 4 q0, k 4 c at k tile 0
+  std::int64_t rs;         // global row stride
+  int quad, c;             // the thread's first row quad and its k chunk inside the tile
+  unsigned row_ok;         // bit 4 g + t: row t of quad group g is inside
+  float4 v[GROUPS][4];
+
+  __device__ void init(const float* base, std::int64_t rs_, std::int64_t, std::uint64_t row0, std::uint64_t rows) {
+    int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    c = lane % CPL;
+    quad = w * QPW + lane / CPL;
+    rs = rs_;
+    src = base + static_cast<std::int64_t>(row0 + 4 * quad) * rs + 4 * c;
+    row_ok = 0;
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) row_ok |= (row0 + 4 * (quad + g * GSTEP) + t < rows ? 1u : 0u) << (4 * g + t);
+  }
+  __device__ void begin(float*, int kt, std::uint64_t K) {
+    const float* p = src + static_cast<std::int64_t>(kt) * BK;
+    bool kin = static_cast<std::uint64_t>(kt) * BK + 4 * c < K;
+#pragma unroll
+    for (int g = 0; g < GROUPS; ++g)
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        bool ok = ((row_ok >> (4 * g + t)) & 1u) && kin;
+        v[g][t] = ok ? __ldcg(reinterpret_cast<const float4*>(p + (4 * g * GSTEP + t) * rs)) : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+  }
+  __device__ void end(float* stage) const {
+    float* d = stage + 4 * c * LD;
+#pragma unroll
+    for (int h = 0; h < GROUPS; ++h) {
+      int r = (4 * (quad + h * GSTEP)) ^ swz(c);
+      *reinterpret_cast<float4*>(d + r) = make_float4(v[h][0].x, v[h][1].x, v[h][2].x, v[h][3].x);
+      *reinterpret_cast<float4*>(d + LD + r) = make_float4(v[h][0].y, v[h][1].y, v[h][2].y, v[h][3].y);
+      *reinterpret_cast<float4*>(d + 2 * LD + r) = make_float4(v[h][0].z, v[h][1].z, v[h][2].z, v[h][3].z);
+      *reinterpret_cast<float4*>(d + 3 * LD + r) = make_float4(v[h][0].w, v[h][1].w, v[h][2].w, v[h][3].w);
+    }
+  }
+};
+
+template <class C, Mode AM, Mode BMODE>
 __global__ void __launch_bounds__(C::NT, C::MINB)
     sgemm_pipe_k(const float* __restrict__ A, const float* __restrict__ B, void* Cout, int cdt, MatmulSpec m) {
   constexpr int BM = C::BM, BN = C::BN, BK = C::BK, TM = C::TM, TN = C::TN, TX = C::TX, TY = C::TY, ST = C::STAGES;
-  using OpA = Operand<BM, BK, C::NT, AK>;
-  using OpB = Operand<BN, BK, C::NT, BK1>;
+  using OpA = Operand<BM, BK, C::NT, AM>;
+  using OpB = Operand<BN, BK, C::NT, BMODE>;
+  constexpr bool AK = OpA::SMEM_KROW, BK1 = OpB::SMEM_KROW;  // shared layout [row][k]
   extern __shared__ __align__(16) float smem[];
   float* As = smem;
   float* Bs = smem + ST * OpA::ELEMS;
@@ -127,8 +197,10 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
 #pragma unroll
     for (int s = 0; s < ST - 1; ++s) {
       if (s < ktiles) {
-        a.load(As + s * OpA::ELEMS, s, m.K);
-        b.load(Bs + s * OpB::ELEMS, s, m.K);
+        a.begin(As + s * OpA::ELEMS, s, m.K);
+        b.begin(Bs + s * OpB::ELEMS, s, m.K);
+        a.end(As + s * OpA::ELEMS);
+        b.end(Bs + s * OpB::ELEMS);
       }
       cp_commit();
     }
@@ -158,7 +230,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
           if constexpr (AK) {
             fa[i] = fa4[i][kk];
           } else {
-            float4 v = *reinterpret_cast<const float4*>(as + (4 * g + kk) * OpA::LD + arow[i]);
+            float4 v = *reinterpret_cast<const float4*>(as + (4 * g + kk) * OpA::LD + (arow[i] ^ OpA::swz(g)));
             fa[i] = v.x, fa[i + 1] = v.y, fa[i + 2] = v.z, fa[i + 3] = v.w;
           }
         }
@@ -167,7 +239,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
           if constexpr (BK1) {
             fb[j] = fb4[j][kk];
           } else {
-            float4 v = *reinterpret_cast<const float4*>(bs + (4 * g + kk) * OpB::LD + bcol[j]);
+            float4 v = *reinterpret_cast<const float4*>(bs + (4 * g + kk) * OpB::LD + (bcol[j] ^ OpB::swz(g)));
             fb[j] = v.x, fb[j + 1] = v.y, fb[j + 2] = v.z, fb[j + 3] = v.w;
           }
         }
@@ -182,32 +254,53 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
       cp_wait<ST - 2>();  // tile kt has landed (this thread's copies) ...
       __syncthreads();    // ... and everyone's; the stage read at kt - 1 is free again
       int nt = kt + ST - 1;
-      if (nt < ktiles) {
-        a.load(As + (nt % ST) * OpA::ELEMS, nt, m.K);
-        b.load(Bs + (nt % ST) * OpB::ELEMS, nt, m.K);
-      }
-      cp_commit();
       const float* as = As + (kt % ST) * OpA::ELEMS;
       const float* bs = Bs + (kt % ST) * OpB::ELEMS;
+      float* an = As + (nt % ST) * OpA::ELEMS;
+      float* bn = Bs + (nt % ST) * OpB::ELEMS;
       std::uint64_t k0 = static_cast<std::uint64_t>(kt) * BK;
+      // The last tile runs only its valid steps (K % 4 == 0 here, so whole groups): a padded
+      // step fma(0, b, acc) would turn an accumulator of -0 into +0.
+      if (nt < ktiles) {
+        a.begin(an, nt, m.K);
+        b.begin(bn, nt, m.K);
+      }
+      cp_commit();
       if (k0 + BK <= m.K) {
 #pragma unroll
         for (int g = 0; g < BK / 4; ++g) group4(as, bs, g);
       } else {
-        // The last tile runs only its valid steps (K % 4 == 0 here, so whole groups): a
-        // padded step fma(0, b, acc) would turn an accumulator of -0 into +0.
         int groups = static_cast<int>((m.K - k0) / 4);
         for (int g = 0; g < groups; ++g) group4(as, bs, g);
+      }
+      // Register-staged operands of tile nt go to their stage (free since this iteration's
+      // barrier; read after a later one).
+      if (nt < ktiles) {
+        a.end(an);
+        b.end(bn);
       }
     }
     cp_wait<0>();
     __syncthreads();  // every stage is free before the next batch item refills it
 
     std::uint64_t cbase = bz * m.M * m.N;
+    // f32 without bias: 4 consecutive columns per 16-byte store where B's shared layout gives
+    // this thread 4 consecutive columns (N % 4 == 0 keeps a group inside or outside whole).
+    const bool vec = !BK1 && cdt == F32 && !m.bias && m.N % 4 == 0 && (reinterpret_cast<std::uintptr_t>(Cout) & 15u) == 0;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       std::uint64_t r = row0 + arow[i];
       if (r >= m.M) continue;
+      if (vec) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+          std::uint64_t c = col0 + bcol[j];
+          if (c >= m.N) continue;
+          *reinterpret_cast<float4*>(static_cast<float*>(Cout) + cbase + r * m.N + c) =
+              make_float4(canon(acc[i][j]), canon(acc[i][j + 1]), canon(acc[i][j + 2]), canon(acc[i][j + 3]));
+        }
+        continue;
+      }
 #pragma unroll
       for (int j = 0; j < TN; ++j) {
         std::uint64_t c = col0 + bcol[j];
@@ -220,40 +313,78 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
   }
 }
 
-template <class C, bool AK, bool BK1>
+template <class C, Mode AM, Mode BMODE>
+constexpr std::size_t smem_bytes() {
+  return sizeof(float) * C::STAGES * (Operand<C::BM, C::BK, C::NT, AM>::ELEMS + Operand<C::BN, C::BK, C::NT, BMODE>::ELEMS);
+}
+
+// The kernel with its shared-memory size allowed (once per instantiation; an error sticks).
+template <class C, Mode AM, Mode BMODE>
+cudaError_t prepared() {
+  static const cudaError_t attr = cudaFuncSetAttribute(sgemm_pipe_k<C, AM, BMODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       static_cast<int>(smem_bytes<C, AM, BMODE>()));
+  return attr;
+}
+
+template <class C, Mode AM, Mode BMODE>
 int launch_layout(const float* a, const float* b, void* c, int cdt, const MatmulSpec& m, cudaStream_t s) {
-  constexpr std::size_t smem = sizeof(float) * C::STAGES *
-                               (Operand<C::BM, C::BK, C::NT, AK>::ELEMS + Operand<C::BN, C::BK, C::NT, BK1>::ELEMS);
-  auto kernel = sgemm_pipe_k<C, AK, BK1>;
-  static const cudaError_t attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  if (attr != cudaSuccess) return static_cast<int>(attr);
+  constexpr std::size_t smem = smem_bytes<C, AM, BMODE>();
+  if (cudaError_t e = prepared<C, AM, BMODE>(); e != cudaSuccess) return static_cast<int>(e);
   std::uint64_t tiles = ((m.M + C::BM - 1) / C::BM) * ((m.N + C::BN - 1) / C::BN);
   if (tiles > 0x7fffffffull) return static_cast<int>(cudaErrorInvalidValue);
   dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(m.batch.numel() < 65535 ? m.batch.numel() : 65535));
-  kernel<<<grid, C::NT, smem, s>>>(a, b, c, cdt, m);
+  sgemm_pipe_k<C, AM, BMODE><<<grid, C::NT, smem, s>>>(a, b, c, cdt, m);
   return launch_status();
 }
 
-template <class C>
-int launch_cfg(const float* a, const float* b, void* c, int cdt, const MatmulSpec& m, cudaStream_t s) {
-  bool ak = m.a_ks == 1, bk = m.b_ks == 1;
-  if (ak && bk) return launch_layout<C, true, true>(a, b, c, cdt, m, s);
-  if (ak) return launch_layout<C, true, false>(a, b, c, cdt, m, s);
-  if (bk) return launch_layout<C, false, true>(a, b, c, cdt, m, s);
-  return launch_layout<C, false, false>(a, b, c, cdt, m, s);
+// Blocks of this instantiation resident on one SM (registers and shared memory decide).
+template <class C, Mode AM, Mode BMODE>
+int blocks_per_sm() {
+  static const int n = [] {
+    int blocks = 0;
+    if (prepared<C, AM, BMODE>() != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_pipe_k<C, AM, BMODE>, C::NT, smem_bytes<C, AM, BMODE>()) != cudaSuccess)
+      return 1;
+    return blocks > 0 ? blocks : 1;
+  }();
+  return n;
 }
 
-// The shipped configurations: Big; Narrow (128 x 64 tiles, two blocks per SM by registers)
-// where a 128-wide tile would be half empty (N <= 64: the attention products at head width
-// 64). The others are for the benchmark only.
-using Big = Cfg<128, 128, 32, 32, 64, 8, 8, 3, 1>;
+template <class C, Mode KMODE>
+int blocks_per_sm_for(const MatmulSpec& m) {
+  bool ak = m.a_ks == 1, bk = m.b_ks == 1;
+  if (ak && bk) return blocks_per_sm<C, KMODE, KMODE>();
+  if (ak) return blocks_per_sm<C, KMODE, RowCp>();
+  if (bk) return blocks_per_sm<C, RowCp, KMODE>();
+  return blocks_per_sm<C, RowCp, RowCp>();
+}
+
+// KMODE: how a k-contiguous operand is brought in; the others use RowCp.
+template <class C, Mode KMODE>
+int launch_cfg(const float* a, const float* b, void* c, int cdt, const MatmulSpec& m, cudaStream_t s) {
+  bool ak = m.a_ks == 1, bk = m.b_ks == 1;
+  if (ak && bk) return launch_layout<C, KMODE, KMODE>(a, b, c, cdt, m, s);
+  if (ak) return launch_layout<C, KMODE, RowCp>(a, b, c, cdt, m, s);
+  if (bk) return launch_layout<C, RowCp, KMODE>(a, b, c, cdt, m, s);
+  return launch_layout<C, RowCp, RowCp>(a, b, c, cdt, m, s);
+}
+
+// The configurations. Shipped: Main (128 x 128 x 64 tiles, two stages: half the barriers and
+// loop overhead per flop of k tiles of 32); Narrow (128 x 64 x 32, several blocks per SM)
+// where N <= 64 or Main's last wave would leave many SMs idle. The others are for the
+// benchmark only (Main3: three stages; Big: k tiles of 32, three stages).
+using Main = Cfg<128, 128, 64, 32, 64, 8, 8, 2, 1>;
 using Narrow = Cfg<128, 64, 32, 64, 32, 8, 8, 3, 1>;
-using V2 = Cfg<128, 128, 16, 32, 64, 8, 8, 3, 1>;
-using V3 = Cfg<128, 128, 32, 64, 32, 8, 8, 3, 1>;
-using V4 = Cfg<128, 128, 32, 32, 64, 8, 8, 4, 1>;
-using V5 = Cfg<64, 128, 16, 32, 32, 4, 8, 4, 2>;
+using Main3 = Cfg<128, 128, 64, 32, 64, 8, 8, 3, 1>;
+using Big = Cfg<128, 128, 32, 32, 64, 8, 8, 3, 1>;
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+// The share of the SMs' block slots a grid of `tiles` keeps busy over its waves.
+double wave_use(std::uint64_t tiles, std::uint64_t slots) {
+  std::uint64_t waves = (tiles + slots - 1) / slots;
+  return static_cast<double>(tiles) / static_cast<double>(waves * slots);
+}
 
 }  // namespace
 
@@ -271,24 +402,31 @@ bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m) {
 
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  if (m.N <= 64) return launch_cfg<Narrow>(a, b, c, c_dtype, m, s);
-  return launch_cfg<Big>(a, b, c, c_dtype, m, s);
+  if (m.N <= 64) return launch_cfg<Narrow, KT4>(a, b, c, c_dtype, m, s);
+  // Main unless its tiles fill the SMs' slots so unevenly that Narrow's (twice as many tiles,
+  // several blocks per SM, ~6% slower per flop on full waves) finishes sooner.
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0)
+    return launch_cfg<Main, KT4>(a, b, c, c_dtype, m, s);
+  std::uint64_t batch = m.batch.numel(), tm = (m.M + 127) / 128;
+  std::uint64_t big = tm * ((m.N + 127) / 128) * batch, narrow = tm * ((m.N + 63) / 64) * batch;
+  double use_big = wave_use(big, static_cast<std::uint64_t>(sms) * blocks_per_sm_for<Main, KT4>(m));
+  double use_narrow = 0.94 * wave_use(narrow, static_cast<std::uint64_t>(sms) * blocks_per_sm_for<Narrow, KT4>(m));
+  if (use_narrow > use_big) return launch_cfg<Narrow, KT4>(a, b, c, c_dtype, m, s);
+  return launch_cfg<Main, KT4>(a, b, c, c_dtype, m, s);
 }
 
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  // Only the plain layout for the others (A k-contiguous, B n-contiguous): compile time.
-  const bool nn = m.a_ks == 1 && m.b_cs == 1 && sgemm_pipe_applies(a, b, m);
-  const int bad = static_cast<int>(cudaErrorInvalidValue);
-  if (!sgemm_pipe_applies(a, b, m)) return bad;
+  if (!sgemm_pipe_applies(a, b, m)) return static_cast<int>(cudaErrorInvalidValue);
   switch (variant) {
-    case 0: return launch_cfg<Big>(a, b, c, F32, m, s);
-    case 1: return launch_cfg<Narrow>(a, b, c, F32, m, s);
-    case 2: return nn ? launch_layout<V2, true, false>(a, b, c, F32, m, s) : bad;
-    case 3: return nn ? launch_layout<V3, true, false>(a, b, c, F32, m, s) : bad;
-    case 4: return nn ? launch_layout<V4, true, false>(a, b, c, F32, m, s) : bad;
-    case 5: return nn ? launch_layout<V5, true, false>(a, b, c, F32, m, s) : bad;
-    default: return bad;
+    case 0: return launch_sgemm_pipe(a, b, c, F32, m, s);
+    case 1: return launch_cfg<Main, KT4>(a, b, c, F32, m, s);
+    case 2: return launch_cfg<Narrow, KT4>(a, b, c, F32, m, s);
+    case 3: return launch_cfg<Main3, KT4>(a, b, c, F32, m, s);
+    case 4: return launch_cfg<Big, KT4>(a, b, c, F32, m, s);
+    case 5: return launch_cfg<Big, KCp>(a, b, c, F32, m, s);
+    default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
 

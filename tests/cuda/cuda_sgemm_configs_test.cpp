@@ -1,0 +1,93 @@
+// Every tile configuration of the pipelined exact SGEMM (not only the one the dispatcher
+// picks for the suite's shapes) against rung's host chain (num::dot_chain_f32), every output,
+// every layout: edge tiles in M and N for each tile size, K not a multiple of either k tile
+// (a last tile of one 4-step group), a batch, and special values. 0 differing bits allowed.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "backends/cuda/device_api.h"
+#include "ops/numerics/dot.h"
+
+namespace rung {
+namespace {
+
+std::vector<float> values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    std::uint64_t r = rng();
+    x = std::ldexp(static_cast<float>(r >> 40) / 16777216.0f - 0.5f, static_cast<int>(r % 7) - 1);
+    switch (r % 211) {
+      case 0: x = std::numeric_limits<float>::quiet_NaN(); break;
+      case 1: x = std::numeric_limits<float>::infinity(); break;
+      case 2: x = -0.0f; break;
+      case 3: x = 1e-40f; break;  // subnormal
+      case 4: x = -3e38f; break;
+      default: break;
+    }
+  }
+  return v;
+}
+
+bool same_bits(float a, float b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0; }
+
+TEST(CudaSgemmConfigs, EveryConfigurationEveryLayoutBitIdentical) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the SGEMM configurations were not run ***\n");
+    GTEST_SKIP() << "no CUDA device";
+  }
+  // M, N with edge tiles for 128- and 64-wide tiles; K = 292 = 9 * 32 + 4 = 4 * 64 + 36 (a
+  // last k tile shorter than either k tile); 2 batch items.
+  const std::uint64_t M = 300, N = 292, K = 292, batch = 2;
+  std::vector<float> ha = values(batch * M * K, 11), hb = values(batch * K * N, 12);
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, ha.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, hb.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&c, batch * M * N * 4), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(a, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<float> got(batch * M * N);
+  for (int t = 0; t < 4; ++t) {
+    bool ta = t & 1, tb = t & 2;
+    cuda::MatmulSpec m;
+    m.M = M, m.N = N, m.K = K;
+    m.a_rs = ta ? 1 : static_cast<std::int64_t>(K);
+    m.a_ks = ta ? static_cast<std::int64_t>(M) : 1;
+    m.b_ks = tb ? 1 : static_cast<std::int64_t>(N);
+    m.b_cs = tb ? static_cast<std::int64_t>(K) : 1;
+    m.batch.rank = 1;
+    m.batch.ext[0] = batch;
+    m.a_bs[0] = static_cast<std::int64_t>(M * K);
+    m.b_bs[0] = static_cast<std::int64_t>(K * N);
+    std::vector<float> want(batch * M * N);
+    for (std::uint64_t z = 0; z < batch; ++z)
+      for (std::uint64_t i = 0; i < M; ++i)
+        for (std::uint64_t j = 0; j < N; ++j)
+          want[(z * M + i) * N + j] = num::dot_chain_f32(
+              K, [&](std::uint64_t q) { return ha[z * M * K + (ta ? q * M + i : i * K + q)]; },
+              [&](std::uint64_t q) { return hb[z * K * N + (tb ? j * K + q : q * N + j)]; });
+    ASSERT_TRUE(cuda::sgemm_pipe_applies(a, b, m));
+    for (int v = 0; v < cuda::kSgemmPipeVariants; ++v) {
+      ASSERT_EQ(cudaMemset(c, 0xff, got.size() * 4), cudaSuccess);
+      ASSERT_EQ(cuda::launch_sgemm_pipe_variant(v, a, b, c, m, nullptr), 0) << "configuration " << v;
+      ASSERT_EQ(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) differing += !same_bits(got[i], want[i]);
+      EXPECT_EQ(differing, 0u) << "configuration " << v << " ta=" << ta << " tb=" << tb;
+    }
+  }
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
+}  // namespace
+}  // namespace rung
