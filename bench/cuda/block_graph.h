@@ -97,7 +97,18 @@ struct BlockPassReport {
   std::size_t nodes_before = 0, nodes_after = 0;  // nodes of the block region (params included)
   std::size_t fused_calls = 0;         // `call` nodes with fusion = "elementwise" in the region
   std::size_t fused_ops = 0;           // registry ops inside their callees
+  // Ops of the fusible families (elementwise, compare, cast) before the pipeline, and those
+  // it left outside any fused call: with an operand of another shape than the result (a
+  // broadcast: [B, T, 1] or [D] into [B, T, D]; the fuse pass takes only same-shape or
+  // rank-0 operands), or otherwise (no fusible neighbour with a single use).
+  std::size_t fusible_family_ops = 0;
+  std::size_t unfused_broadcast = 0, unfused_other = 0;
 };
+
+inline bool in_fusible_family(const Node& n) {
+  const ops::OpDef* def = ops::op_registry().find(n.opcode);
+  return def && (def->family == "elementwise" || def->family == "compare" || def->family == "cast");
+}
 
 inline bool is_fused_elementwise_node(const Node& n) {
   if (n.opcode != opcode::kCall) return false;
@@ -113,6 +124,8 @@ inline bool optimize_block_graph(BlockGraph& bg, BlockPassReport& report, Diagno
   auto region_nodes = [&] { return nodes_in_region(bg.graph, bg.graph.region(bg.region())).size(); };
   report = {};
   report.nodes_before = region_nodes();
+  for (NodeId n : nodes_in_region(bg.graph, bg.graph.region(bg.region())))
+    report.fusible_family_ops += in_fusible_family(bg.graph.node(n));
   ops::RegistrySignatures sig;
   PipelineOptions po;
   po.passes = std::move(passes);
@@ -144,6 +157,14 @@ inline bool optimize_block_graph(BlockGraph& bg, BlockPassReport& report, Diagno
   report.nodes_after = region_nodes();
   for (NodeId n : nodes_in_region(bg.graph, r)) {
     const Node& node = bg.graph.node(n);
+    if (in_fusible_family(node)) {
+      bool broadcast = false;
+      for (const auto& in : node.inputs) {
+        const TensorType& t = bg.graph.node(in.node).outputs[in.output];
+        broadcast = broadcast || (t.rank() != 0 && t.shape != node.outputs[0].shape);
+      }
+      ++(broadcast ? report.unfused_broadcast : report.unfused_other);
+    }
     if (!is_fused_elementwise_node(node)) continue;
     ++report.fused_calls;
     const Region& callee = bg.graph.region(*bg.graph.find_region(node.attrs.at("callee").as<Hash256>()));

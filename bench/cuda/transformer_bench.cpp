@@ -165,9 +165,10 @@ bench::BlockGraph block_graph(const bench::BlockDims& dims, DType dt, const char
   bench::BlockPassReport rep;
   if (!bench::optimize_block_graph(*bg, rep, d)) die(d, "the pass pipeline on the block graph");
   std::printf("\ngraph %s: %zu nodes recorded -> %zu after the default pipeline (%d iterations, %d graphs validated with op "
-              "signatures, all valid); %zu fused elementwise calls holding %zu ops\n%s",
+              "signatures, all valid); %zu fused elementwise calls holding %zu of %zu elementwise ops; left out: %zu with a "
+              "broadcast operand, %zu without a single-use fusible neighbour\n%s",
               label, rep.nodes_before, rep.nodes_after, rep.iterations, rep.validations, rep.fused_calls, rep.fused_ops,
-              format_stats(rep.stats).c_str());
+              rep.fusible_family_ops, rep.unfused_broadcast, rep.unfused_other, format_stats(rep.stats).c_str());
   return std::move(*bg);
 }
 

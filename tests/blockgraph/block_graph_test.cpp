@@ -86,6 +86,8 @@ TEST(BlockGraph, RecordsOneRegionAndTheDefaultPipelineFusesIt) {
   EXPECT_GT(c.report.fused_calls, 0u);
   EXPECT_GE(c.report.fused_ops, 2 * c.report.fused_calls);  // a fused call holds at least two ops
   EXPECT_LT(c.report.nodes_after, c.report.nodes_before);    // fused chains became one call each
+  // Fusion moves ops into callees, never drops or duplicates one.
+  EXPECT_EQ(c.report.fused_ops + c.report.unfused_broadcast + c.report.unfused_other, c.report.fusible_family_ops);
 }
 
 TEST(BlockGraph, ReferenceRunRegionHasTheOpByOpBits) {
