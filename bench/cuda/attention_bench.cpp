@@ -16,6 +16,7 @@
 #include <functional>
 #include <random>
 
+#include "bench_die.h"
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/device_api_nn.h"
 #include "ops/compare.h"
@@ -25,11 +26,7 @@ using namespace rung;
 
 namespace {
 
-[[noreturn]] void die(const DiagnosticSink& d, const std::string& what) {
-  std::fprintf(stderr, "FAILED %s: %s %s\n", what.c_str(), d.all().empty() ? "" : d.all()[0].code.c_str(),
-               d.all().empty() ? "" : d.all()[0].message.c_str());
-  std::exit(1);
-}
+using bench::die;
 
 ops::HostTensor uniform(DType dt, ops::Extents s, unsigned seed) {
   std::mt19937 rng(seed);

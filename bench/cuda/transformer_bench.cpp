@@ -22,6 +22,7 @@
 #include <map>
 #include <set>
 
+#include "bench_die.h"
 #include "backends/cuda/cuda_context.h"
 #include "block_graph.h"
 #include "block_inputs.h"
@@ -35,11 +36,7 @@ using namespace rung;
 
 namespace {
 
-[[noreturn]] void die(const DiagnosticSink& d, const std::string& what) {
-  std::fprintf(stderr, "FAILED %s: %s %s\n", what.c_str(), d.all().empty() ? "" : d.all()[0].code.c_str(),
-               d.all().empty() ? "" : d.all()[0].message.c_str());
-  std::exit(1);
-}
+using bench::die;
 
 std::vector<ops::HostTensor> make_inputs(const bench::BlockDims& d, unsigned seed) { return bench::make_block_inputs(d, seed); }
 

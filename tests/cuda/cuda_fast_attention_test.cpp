@@ -12,41 +12,25 @@
 #include "cuda_cases.h"
 #include "ops/compare.h"
 #include "ops/evaluate.h"
+#include "fast_tier_check.h"
 
 namespace rung {
 namespace {
 
-std::unique_ptr<cuda::Context> fast_context() {
-  DiagnosticSink d;
-  auto ctx = cuda::Context::create(ops::Tier::fast, d);
-  if (!ctx) std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the tier fast attention tests did not run ***\n");
-  return ctx;
-}
-
 void check(cuda::Context& ctx, std::vector<ops::HostTensor> in, const AttrMap& attrs, const std::string& label, bool expect_flash) {
   const ops::OpDef* op = ops::op_registry().find("attention");
   ASSERT_NE(op, nullptr);
-  std::vector<cuda::DevTensor> dev;
-  DiagnosticSink d;
-  for (auto& t : in) {
-    auto u = ctx.upload(t, d);
-    ASSERT_TRUE(u) << label;
-    dev.push_back(*u);
-  }
   auto before_flash = ctx.fast_attention_flash, before_exact = ctx.fast_attention_exact;
-  auto out = cuda::run_dev(ctx, *op, dev, attrs, d);
-  ASSERT_TRUE(out) << label << ": " << (d.all().empty() ? "" : d.all()[0].message);
-  auto got = ctx.download((*out)[0], d);
-  ASSERT_TRUE(got) << label;
-  DiagnosticSink dr;
-  auto ref = ops::evaluate(*op, in, attrs, dr);
-  ASSERT_TRUE(ref) << label;
-  auto v = ops::compare(*got, (*ref)[0], op->tolerance.fast, ops::Tier::fast);
+  std::string error;
+  auto r = cuda_test::run_device_and_reference(ctx, *op, in, attrs, error);
+  ASSERT_TRUE(r) << label << ": " << error;
+  const ops::HostTensor *got = &r->got, *ref = &r->ref;
+  auto v = ops::compare(*got, *ref, op->tolerance.fast, ops::Tier::fast);
   EXPECT_TRUE(v.pass) << label << ": " << v.summary();
   EXPECT_EQ(ctx.fast_attention_flash - before_flash, expect_flash ? 1u : 0u) << label;
   EXPECT_EQ(ctx.fast_attention_exact - before_exact, expect_flash ? 0u : 1u) << label;
   if (!expect_flash) {
-    EXPECT_TRUE(got->identical((*ref)[0])) << label << ": the exact kernel must give the reference's bits";
+    EXPECT_TRUE(got->identical(*ref)) << label << ": the exact kernel must give the reference's bits";
   }
   std::printf("%-52s %-6s %s\n", label.c_str(), expect_flash ? "flash" : "exact", v.summary().c_str());
 }
@@ -56,7 +40,7 @@ ops::HostTensor R(DType dt, ops::Extents s, std::uint64_t seed, bool specials = 
 }
 
 TEST(CudaFastAttention, FlashInsideTheClass) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast attention");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   AttrMap none, open{{"causal", AttrValue(false)}};
   std::uint64_t s = 100;
@@ -72,7 +56,7 @@ TEST(CudaFastAttention, FlashInsideTheClass) {
 }
 
 TEST(CudaFastAttention, GuardSendsTheRestToTheExactKernel) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast attention");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   AttrMap none;
   std::uint64_t s = 200;
@@ -92,7 +76,7 @@ TEST(CudaFastAttention, GuardSendsTheRestToTheExactKernel) {
 // The attention backward's products have two batch dims ([B, H]); cuBLAS takes them as one
 // strided batch where they step like one dim, and loops where they do not (a broadcast).
 TEST(CudaFastAttention, MatmulsWithTwoBatchDims) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast attention");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   const ops::OpDef* op = ops::op_registry().find("matmul");
   struct Case {
@@ -109,15 +93,11 @@ TEST(CudaFastAttention, MatmulsWithTwoBatchDims) {
     for (DType dt : {DType::bf16, DType::f32}) {
       std::vector<ops::HostTensor> in{R(dt, c.a, seed++), R(dt, c.b, seed++)};
       AttrMap at{{"transpose_a", AttrValue(c.ta)}, {"transpose_b", AttrValue(c.tb)}};
-      DiagnosticSink d;
-      std::vector<cuda::DevTensor> dev{*ctx->upload(in[0], d), *ctx->upload(in[1], d)};
       auto before = ctx->fast_matmul_cublas;
-      auto out = cuda::run_dev(*ctx, *op, dev, at, d);
-      ASSERT_TRUE(out) << c.label << ": " << (d.all().empty() ? "" : d.all()[0].message);
-      auto got = ctx->download((*out)[0], d);
-      auto ref = ops::evaluate(*op, in, at, d);
-      ASSERT_TRUE(got && ref) << c.label;
-      auto v = ops::compare(*got, (*ref)[0], op->tolerance.fast, ops::Tier::fast);
+      std::string error;
+      auto r = cuda_test::run_device_and_reference(*ctx, *op, in, at, error);
+      ASSERT_TRUE(r) << c.label << ": " << error;
+      auto v = ops::compare(r->got, r->ref, op->tolerance.fast, ops::Tier::fast);
       EXPECT_TRUE(v.pass) << c.label << " " << dtype_name(dt) << ": " << v.summary();
       EXPECT_EQ(ctx->fast_matmul_cublas - before, 1u) << c.label;
     }

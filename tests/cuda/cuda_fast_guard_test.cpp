@@ -12,16 +12,10 @@
 #include "cuda_cases.h"
 #include "ops/compare.h"
 #include "ops/evaluate.h"
+#include "fast_tier_check.h"
 
 namespace rung {
 namespace {
-
-std::unique_ptr<cuda::Context> fast_context() {
-  DiagnosticSink d;
-  auto ctx = cuda::Context::create(ops::Tier::fast, d);
-  if (!ctx) std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the tier fast guard tests did not run ***\n");
-  return ctx;
-}
 
 // Runs `op` on the device in tier fast and on the reference; the result must be inside the
 // op's fast class (exact bits where the guard chose the exact kernel).
@@ -29,28 +23,18 @@ void check(cuda::Context& ctx, const char* op_name, std::vector<ops::HostTensor>
            bool expect_exact) {
   const ops::OpDef* op = ops::op_registry().find(op_name);
   ASSERT_NE(op, nullptr);
-  std::vector<cuda::DevTensor> dev;
-  DiagnosticSink d;
-  for (auto& t : in) {
-    auto u = ctx.upload(t, d);
-    ASSERT_TRUE(u) << label;
-    dev.push_back(*u);
-  }
   auto before_exact = ctx.fast_matmul_exact, before_cublas = ctx.fast_matmul_cublas;
-  auto out = cuda::run_dev(ctx, *op, dev, attrs, d);
-  ASSERT_TRUE(out) << label << ": " << (d.all().empty() ? "" : d.all()[0].message);
-  auto got = ctx.download((*out)[0], d);
-  ASSERT_TRUE(got) << label;
-  DiagnosticSink dr;
-  auto ref = ops::evaluate(*op, in, attrs, dr);
-  ASSERT_TRUE(ref) << label;
-  ASSERT_EQ(got->shape(), (*ref)[0].shape()) << label;
-  auto v = ops::compare(*got, (*ref)[0], op->tolerance.fast, ops::Tier::fast);
+  std::string error;
+  auto r = cuda_test::run_device_and_reference(ctx, *op, in, attrs, error);
+  ASSERT_TRUE(r) << label << ": " << error;
+  const ops::HostTensor *got = &r->got, *ref = &r->ref;
+  ASSERT_EQ(got->shape(), ref->shape()) << label;
+  auto v = ops::compare(*got, *ref, op->tolerance.fast, ops::Tier::fast);
   EXPECT_TRUE(v.pass) << label << ": " << v.summary();
   EXPECT_EQ(ctx.fast_matmul_exact - before_exact, expect_exact ? 1u : 0u) << label;
   EXPECT_EQ(ctx.fast_matmul_cublas - before_cublas, expect_exact ? 0u : 1u) << label;
   if (expect_exact) {
-    EXPECT_TRUE(got->identical((*ref)[0])) << label << ": the exact kernel must give the reference's bits";
+    EXPECT_TRUE(got->identical(*ref)) << label << ": the exact kernel must give the reference's bits";
   }
   std::printf("%-44s %-6s %s\n", label, expect_exact ? "exact" : "cublas", v.summary().c_str());
 }
@@ -58,7 +42,7 @@ void check(cuda::Context& ctx, const char* op_name, std::vector<ops::HostTensor>
 AttrMap mm_attrs(bool ta, bool tb) { return AttrMap{{"transpose_a", AttrValue(ta)}, {"transpose_b", AttrValue(tb)}}; }
 
 TEST(CudaFastGuard, ZeroExtentsRunTheExactKernel) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast guard");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   using cuda_test::random_tensor;
   // N = 0 (the conformance case cuBLAS refused with status 7), M = 0, and K = 0 (+0 everywhere).
@@ -78,7 +62,7 @@ TEST(CudaFastGuard, ZeroExtentsRunTheExactKernel) {
 }
 
 TEST(CudaFastGuard, NonFiniteOperandsRunTheExactKernel) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast guard");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   using cuda_test::random_tensor;
   const float inf = std::numeric_limits<float>::infinity();
@@ -107,7 +91,7 @@ TEST(CudaFastGuard, NonFiniteOperandsRunTheExactKernel) {
 }
 
 TEST(CudaFastGuard, OrdinaryProductsStayOnCublas) {
-  auto ctx = fast_context();
+  auto ctx = cuda_test::fast_context("tier fast guard");
   if (!ctx) GTEST_SKIP() << "no CUDA device";
   using cuda_test::random_tensor;
   for (DType dt : {DType::f32, DType::bf16})
