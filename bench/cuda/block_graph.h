@@ -99,8 +99,9 @@ struct BlockPassReport {
   std::size_t fused_ops = 0;           // registry ops inside their callees
   // Ops of the fusible families (elementwise, compare, cast) before the pipeline, and those
   // it left outside any fused call: with an operand of another shape than the result (a
-  // broadcast: [B, T, 1] or [D] into [B, T, D]; the fuse pass takes only same-shape or
-  // rank-0 operands), or otherwise (no fusible neighbour with a single use).
+  // broadcast: [B, T, 1] or [D] into [B, T, D]; the fuse pass takes such operands as inputs,
+  // so these stay out for the other reason too), or otherwise (no fusible neighbour with a
+  // single use).
   std::size_t fusible_family_ops = 0;
   std::size_t unfused_broadcast = 0, unfused_other = 0;
 };

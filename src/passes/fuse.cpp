@@ -1,6 +1,7 @@
 // fuse: elementwise fusion. A tree of elementwise nodes (families elementwise, compare,
-// cast — `where` included) that all produce the same shape, whose operands have that
-// shape or are rank-0, and whose inner values have no other use, becomes one `call` node:
+// cast — `where` included) that all produce the same shape S, whose operands have a shape
+// that broadcasts to S (S itself, rank 0, [B,T,1] or [D] against [B,T,D], ...), and whose
+// inner values have no other use, becomes one `call` node:
 //   call(externals...) {callee = hash of region `<parent>.fused.<k>`, fusion = "elementwise"}
 // The region holds the original nodes unchanged, so each element goes through exactly the
 // same operation sequence: fusion never changes a bit (the reference evaluates the call
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "ops/registry.h"
+#include "ops/shape_rules.h"
 #include "passes/passes.h"
 #include "passes/rebuild.h"
 
@@ -22,6 +24,16 @@ namespace rung {
 namespace {
 
 bool is_fused_region(std::string_view name) { return name.find(".fused.") != std::string_view::npos; }
+
+// Whether `operand` broadcasts to `to` under the registry's rules (numpy, trailing-aligned;
+// a symbolic dim only with itself or a static 1) without widening `to`.
+bool broadcasts_to(const Shape& operand, const Shape& to) {
+  if (operand == to) return true;
+  Shape both[2] = {operand, to};
+  std::string error;
+  auto b = ops::broadcast_shapes(both, error);
+  return b && *b == to;
+}
 
 // Per opcode: does it belong to a fusible family? (Cached: the registry lookup is a map.)
 class FamilyCache {
@@ -97,7 +109,7 @@ Plan plan_groups(const Graph& g) {
     const Shape& s = node.outputs[0].shape;
     for (const auto& in : node.inputs) {
       const TensorType& t = g.node(in.node).outputs[in.output];
-      if (t.rank() != 0 && t.shape != s) return false;
+      if (!broadcasts_to(t.shape, s)) return false;
     }
     fusible_memo[n] = true;
     return true;
@@ -138,7 +150,7 @@ class FusePass final : public Pass {
  public:
   std::string_view name() const override { return "fuse"; }
   std::string_view summary() const override {
-    return "elementwise fusion: same-shape elementwise trees become calls of `<fn>.fused.<k>` regions";
+    return "elementwise fusion: elementwise trees of one shape (operands broadcast to it) become calls of `<fn>.fused.<k>` regions";
   }
   Graph run(const Graph& in, PassContext&) override {
     const Plan& plan = plan_for(in);

@@ -4,6 +4,8 @@
 // run_region: all 9 outputs must have the bits of the op-by-op reference on the same inputs.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "block_graph.h"
 #include "block_inputs.h"
 #include "ops/evaluate.h"
@@ -88,6 +90,9 @@ TEST(BlockGraph, RecordsOneRegionAndTheDefaultPipelineFusesIt) {
   EXPECT_LT(c.report.nodes_after, c.report.nodes_before);    // fused chains became one call each
   // Fusion moves ops into callees, never drops or duplicates one.
   EXPECT_EQ(c.report.fused_ops + c.report.unfused_broadcast + c.report.unfused_other, c.report.fusible_family_ops);
+  std::printf("block: %zu fusible-family ops, %zu fused in %zu calls; left out: %zu with a broadcast operand, %zu other\n",
+              c.report.fusible_family_ops, c.report.fused_ops, c.report.fused_calls, c.report.unfused_broadcast,
+              c.report.unfused_other);
 }
 
 TEST(BlockGraph, ReferenceRunRegionHasTheOpByOpBits) {

@@ -50,15 +50,13 @@ TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
   auto t = b.op("exp", {b.op("add", {shared, c}, kMat)}, kMat);            // add -> exp
   auto u = b.op("tanh", {b.op("sub", {t, shared}, kMat)}, kMat);           // sub -> tanh, joins t's tree
   float row[3] = {1, 2, 3};
-  auto bias = b.constant_f32({Dim::fixed(3)}, row);                        // broadcast operand: not fused
+  auto bias = b.constant_f32({Dim::fixed(3)}, row);                        // broadcast operand: an input
   auto v = b.op("add", {u, bias}, kMat);
   b.export_region("f", {x, y}, {v});
   Graph opt = optimise(g, {"fuse", "dce"});
 
   const Region& f = opt.region(opt.exports().at("f"));
-  const Node& result = opt.node(f.results[0].node);
-  EXPECT_EQ(result.opcode, "add");  // the broadcasting add stays
-  const Node& call = opt.node(result.inputs[0].node);
+  const Node& call = opt.node(f.results[0].node);  // the broadcasting add is the group's root
   ASSERT_EQ(call.opcode, "call");
   EXPECT_EQ(call.attrs.at("fusion").as<std::string>(), "elementwise");
   const Region& fused = opt.region(*opt.find_region(call.attrs.at("callee").as<Hash256>()));
@@ -66,13 +64,72 @@ TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
   std::multiset<std::string> ops;
   for (NodeId n : nodes_in_region(opt, fused))
     if (opt.node(n).opcode != "param" && opt.node(n).opcode != "const") ops.insert(opt.node(n).opcode);
-  EXPECT_EQ(ops, (std::multiset<std::string>{"add", "exp", "sub", "tanh"}));
-  // Externals: the shared product (a value with two uses inside the group is still one input) and the constant.
-  EXPECT_EQ(fused.params.size(), 2u);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"add", "add", "exp", "sub", "tanh"}));
+  // Externals: the shared product (a value with two uses inside the group is still one
+  // input), the rank-0 constant and the [3] row broadcast to [2,3].
+  ASSERT_EQ(fused.params.size(), 3u);
+  EXPECT_EQ(opt.node(fused.params[2]).outputs[0].shape, (Shape{Dim::fixed(3)}));
   EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "mul");
   expect_same_bits(g, opt, args2());
   // A second run changes nothing (the pipeline converges).
   EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
+}
+
+// Operands of any shape that broadcasts to the group's ([B,T,1], [D], [1,T,1] against
+// [B,T,D]) join as inputs; a node producing a smaller shape stays outside (members all
+// produce the group's shape), and so does a node whose operand would widen its shape.
+TEST(Fuse, BroadcastOperandsJoinMembersKeepTheGroupsShape) {
+  auto t = [](std::vector<std::uint64_t> d) {
+    TensorType ty;
+    ty.dtype = DType::f32;
+    for (auto e : d) ty.shape.push_back(Dim::fixed(e));
+    return ty;
+  };
+  Graph g;
+  GraphBuilder b(g);
+  ValueRef x = b.param("x", 0, t({2, 3, 4}));
+  ValueRef r = b.param("r", 1, t({2, 3, 1}));
+  ValueRef gain = b.param("g", 2, t({4}));
+  ValueRef m = b.param("m", 3, t({1, 3, 1}));
+  auto gexp = b.op("exp", {gain}, t({4}));                        // [4]: not the group's shape, an input
+  auto n = b.op("mul", {x, r}, t({2, 3, 4}));                     // x * r   (rms norm's shape)
+  auto y = b.op("mul", {n, gexp}, t({2, 3, 4}));                  // n * g
+  auto z = b.op("add", {y, m}, t({2, 3, 4}));                     // a middle-axis broadcast
+  auto w = b.op("sub", {z, b.op("neg", {gexp}, t({4}))}, t({2, 3, 4}));
+  b.export_region("f", {x, r, gain, m}, {w});
+  Graph opt = optimise(g, {"fuse", "dce"});
+  const Region& f = opt.region(opt.exports().at("f"));
+  const Node& call = opt.node(f.results[0].node);
+  ASSERT_EQ(call.opcode, "call");
+  const Region& fused = opt.region(*opt.find_region(call.attrs.at("callee").as<Hash256>()));
+  std::multiset<std::string> ops;
+  for (NodeId k : nodes_in_region(opt, fused))
+    if (opt.node(k).opcode != "param") ops.insert(opt.node(k).opcode);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"mul", "mul", "add", "sub"}));
+  EXPECT_EQ(fused.params.size(), 5u);  // x, r, exp(g), m, neg(exp(g))
+  for (NodeId p : fused.params) EXPECT_NE(opt.node(p).outputs[0].shape.size(), 0u);
+
+  std::vector<float> xv(24), rv(6), gv(4), mv(3);
+  for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = 0.37f * static_cast<float>(i) - 4.1f;
+  for (std::size_t i = 0; i < rv.size(); ++i) rv[i] = 1.0f / (1.5f + static_cast<float>(i));
+  gv = {0.5f, -0.0f, 1e-3f, 2.0f};
+  mv = {1e30f, -3.0f, 0.1f};
+  expect_same_bits(g, opt, {ops::HostTensor::from_f32({2, 3, 4}, xv), ops::HostTensor::from_f32({2, 3, 1}, rv),
+                            ops::HostTensor::from_f32({4}, gv), ops::HostTensor::from_f32({1, 3, 1}, mv)});
+  EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
+
+  // [3] + [2,3] widens its [3] operand: the add (shape [2,3]) may root a group, but exp([3])
+  // may not join it as a member.
+  Graph h;
+  GraphBuilder c(h);
+  ValueRef a = c.param("a", 0, t({3}));
+  ValueRef bb = c.param("b", 1, t({2, 3}));
+  auto e = c.op("exp", {a}, t({3}));
+  c.export_region("f", {a, bb}, {c.op("relu", {c.op("add", {e, bb}, t({2, 3}))}, t({2, 3}))});
+  Graph hopt = optimise(h, {"fuse", "dce"});
+  const Node& hc = hopt.node(hopt.region(hopt.exports().at("f")).results[0].node);
+  ASSERT_EQ(hc.opcode, "call");
+  EXPECT_EQ(hopt.node(hc.inputs[0].node).opcode, "exp");
 }
 
 TEST(Fuse, SurvivesTheDefaultPipelineAndInlineKeepsFusedCalls) {

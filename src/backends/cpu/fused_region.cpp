@@ -3,6 +3,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "backends/cpu/broadcast_chunk.h"
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cpu/simd.h"
 #include "ir/graph/walk.h"
@@ -29,6 +30,7 @@ struct Step {
   ops::Attrs attrs;
   DType out_dtype = DType::f32;
   bool scalar = false;              // rank 0: the same value for every chunk
+  std::optional<BroadcastWalk> walk;  // params and constants of a shape that broadcasts to the space
   bool overwrites = false;          // the kernel writes every output element
 };
 
@@ -46,7 +48,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
   auto refuse = [&](const std::string& why) -> std::optional<std::vector<HostTensor>> {
     diags.error("H0002", "the CPU backend cannot run this fused elementwise region: " + why)
         .note("a region marked fusion = \"elementwise\" holds only elementwise, compare, cast and where ops on "
-              "operands of the output's shape or of rank 0");
+              "operands that broadcast to the output's shape");
     return std::nullopt;
   };
   auto callee_id = g.find_region(call.attrs.at("callee").as<Hash256>());
@@ -54,18 +56,22 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
   const Region& r = g.region(*callee_id);
   if (args.size() != r.params.size())
     return refuse("it takes " + std::to_string(r.params.size()) + " arguments, " + std::to_string(args.size()) + " were given");
-  // The element space: the shape of the largest argument (every non-scalar must have it).
+  // The element space: the broadcast of the arguments' shapes (the group's shape: every
+  // member produces it, every argument broadcasts to it).
   Extents E;
   bool have = false;
   for (const auto& a : args)
-    if (a.rank() > 0 && (!have || a.numel() > ops::element_count(E))) {
-      E = a.shape();
+    if (a.rank() > 0) {
       have = true;
+      if (a.rank() > E.size()) E.insert(E.begin(), a.rank() - E.size(), 1);
+      for (std::size_t k = 0; k < a.rank(); ++k) {
+        std::uint64_t& e = E[E.size() - 1 - k];
+        std::uint64_t d = a.shape()[a.rank() - 1 - k];
+        if (e == 1) e = d;
+        else if (d != 1 && d != e) return refuse("argument shapes " + ops::extents_to_string(a.shape()) + " and " +
+                                                  ops::extents_to_string(E) + " do not broadcast");
+      }
     }
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i].rank() > 0 && args[i].shape() != E)
-      return refuse("argument " + std::to_string(i) + " has shape " + ops::extents_to_string(args[i].shape()) + ", not " +
-                    ops::extents_to_string(E) + " or a scalar");
   std::uint64_t n = have ? ops::element_count(E) : 1;
 
   std::vector<NodeId> order = nodes_in_region(g, r);
@@ -80,6 +86,7 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
       for (std::size_t i = 0; i < r.params.size(); ++i)
         if (r.params[i] == id) s.param_index = i;
       s.scalar = args[s.param_index].rank() == 0;
+      if (!s.scalar && args[s.param_index].shape() != E) s.walk.emplace(args[s.param_index].shape(), E);
     } else if (node.opcode == opcode::kConst) {
       s.kind = Step::constant;
       const TensorType& t = node.outputs[0];
@@ -88,7 +95,9 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
       const Bytes& b = node.attrs.at("value").as<Bytes>();
       s.value = HostTensor(t.dtype, ext, std::vector<std::uint8_t>(b.begin(), b.end()));
       s.scalar = ext.empty();
-      if (!s.scalar && ext != E) return refuse("a constant of shape " + ops::extents_to_string(ext) + " is neither a scalar nor the output's shape");
+      if (!s.scalar && !broadcasts_to(ext, E))
+        return refuse("a constant of shape " + ops::extents_to_string(ext) + " does not broadcast to " + ops::extents_to_string(E));
+      if (!s.scalar && ext != E) s.walk.emplace(ext, E);
     } else {
       s.def = ops::op_registry().find(node.opcode);
       if (!s.def || !fusible_family(s.def->family)) return refuse("`" + node.opcode + "` is not an elementwise op");
@@ -154,7 +163,8 @@ std::optional<std::vector<HostTensor>> run_fused_elementwise(const Graph& g, con
           }
           if (vals[i].rank() != 1 || vals[i].shape()[0] != len) vals[i] = overwritten_tensor(src.dtype(), {len}, poison);
           std::size_t w = ops::elem_size(src.dtype());
-          std::memcpy(vals[i].bytes().data(), src.bytes().data() + b * w, len * w);
+          if (s.walk) s.walk->gather(src.bytes().data(), w, b, len, vals[i].bytes().data());
+          else std::memcpy(vals[i].bytes().data(), src.bytes().data() + b * w, len * w);
           continue;
         }
         // Operands are moved in and handed back after the kernel (copied only when one

@@ -1,8 +1,9 @@
 // Fused elementwise regions: a `call` node with attrs fusion = "elementwise" whose callee
-// holds only elementwise / compare / cast / where ops on operands of the output's shape or
-// of rank 0 (what the fusion pass produces). The CPU backend runs such a call chunk by chunk
-// (kFusedChunk elements): every node of the callee runs its own CPU kernel on chunk-sized
-// tensors, so intermediates never exist at full size and each element sees exactly the
+// holds only elementwise / compare / cast / where ops on operands whose shapes broadcast to
+// the output's (what the fusion pass produces). The CPU backend runs such a call chunk by
+// chunk (kFusedChunk elements of the output): a broadcast operand is gathered per chunk (its
+// elements for those output indices, broadcast_chunk.h), then every node of the callee runs
+// its own CPU kernel on chunk-sized tensors, so intermediates never exist at full size and each element sees exactly the
 // operation sequence (and the roundings to each node's dtype) of the unfused graph.
 #pragma once
 
