@@ -1,7 +1,8 @@
 // Fused elementwise regions on CUDA (cuda_fused.cpp): a `call` marked fusion = "elementwise"
 // runs as ONE generated kernel (NVRTC) and must give the bits of the CPU's fused executor
 // (cpu::run_fused_elementwise) for every fusible op and dtype, every cast pair, mixed-dtype
-// chains, compare + where, rank-0 operands and results, NaN/inf/-0/subnormals and odd sizes.
+// chains, compare + where, rank-0 operands and results, broadcast operands ([B,T,1], [D],
+// middle axes, one element), NaN/inf/-0/subnormals and odd sizes.
 // Without a GPU the device tests skip loudly; the generator and NVRTC (no device needed)
 // are still checked.
 #include <gtest/gtest.h>
@@ -48,13 +49,12 @@ struct FreshHome {
 const DType kPlainTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i64, DType::i32, DType::i16,
                              DType::i8,  DType::u64, DType::u32,  DType::u16, DType::u8,  DType::boolean};
 
-TensorType ty(DType t, bool scalar, std::uint64_t n) { return {t, scalar ? Shape{} : Shape{Dim::fixed(n)}}; }
 
 // Values that probe the rules: NaNs (with payloads), ±0, ±inf, subnormals, integers at
 // their limits, ordinary magnitudes, and random bit patterns.
-HostTensor values(DType t, bool scalar, std::uint64_t n, std::uint64_t seed) {
-  std::uint64_t count = scalar ? 1 : n;
-  HostTensor h = scalar ? HostTensor(t, ops::Extents{}) : HostTensor(t, ops::Extents{n});
+HostTensor values(DType t, const ops::Extents& shape, std::uint64_t seed) {
+  std::uint64_t count = ops::element_count(shape);
+  HostTensor h(t, shape);
   std::mt19937_64 rng(seed * 7919 + static_cast<int>(t));
   std::uniform_real_distribution<double> u(-6.0, 6.0);
   std::size_t w = dtype_info(t).block_bytes;
@@ -84,11 +84,21 @@ HostTensor values(DType t, bool scalar, std::uint64_t n, std::uint64_t seed) {
   }
   return h;
 }
+HostTensor values(DType t, bool scalar, std::uint64_t n, std::uint64_t seed) {
+  return values(t, scalar ? ops::Extents{} : ops::Extents{n}, seed);
+}
 
 // A graph main(x...) = call fused(x...) {fusion = "elementwise"}, the callee built by `body`.
 struct FusedArgSpec {
   DType dtype;
   bool scalar;
+  ops::Extents shape{};  // a non-scalar argument's extents; empty: [n]
+  ops::Extents extents(std::uint64_t n) const { return scalar ? ops::Extents{} : shape.empty() ? ops::Extents{n} : shape; }
+  TensorType type(std::uint64_t n) const {
+    TensorType t{dtype, {}};
+    for (auto e : extents(n)) t.shape.push_back(Dim::fixed(e));
+    return t;
+  }
 };
 struct Built {
   Graph g;
@@ -103,11 +113,11 @@ std::unique_ptr<Built> build(std::vector<FusedArgSpec> args, std::uint64_t n, co
   GraphBuilder gb(b->g);
   std::vector<ValueRef> ps, xs;
   for (std::size_t i = 0; i < args.size(); ++i)
-    ps.push_back(gb.param("a" + std::to_string(i), static_cast<std::int64_t>(i), ty(args[i].dtype, args[i].scalar, n)));
+    ps.push_back(gb.param("a" + std::to_string(i), static_cast<std::int64_t>(i), args[i].type(n)));
   std::vector<ValueRef> results = body(gb, ps);
   b->callee = gb.region("main.fused.0", ps, results);
   for (std::size_t i = 0; i < args.size(); ++i)
-    xs.push_back(gb.param("x" + std::to_string(i), static_cast<std::int64_t>(i), ty(args[i].dtype, args[i].scalar, n)));
+    xs.push_back(gb.param("x" + std::to_string(i), static_cast<std::int64_t>(i), args[i].type(n)));
   std::vector<TensorType> out;
   for (auto r : results) out.push_back(gb.type_of(r));
   auto call = gb.op_multi("call", xs, out,
@@ -144,7 +154,7 @@ std::unique_ptr<cuda::Context> device() {
 // The call on the device as one kernel vs the CPU's fused executor: bit for bit.
 void expect_same_as_cpu(cuda::Context& ctx, const Built& b, std::uint64_t n, std::uint64_t seed, const std::string& label) {
   std::vector<HostTensor> args;
-  for (std::size_t i = 0; i < b.args.size(); ++i) args.push_back(values(b.args[i].dtype, b.args[i].scalar, n, seed + i));
+  for (std::size_t i = 0; i < b.args.size(); ++i) args.push_back(values(b.args[i].dtype, b.args[i].extents(n), seed + i));
   cpu::register_cpu_kernels();
   cpu::ThreadPool pool(2);
   DiagnosticSink dc;
@@ -391,6 +401,109 @@ TEST(CudaFused, BackendRunRegionGivesTheReferenceBits) {
   std::uint64_t n = 4099;
   auto b = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, n, mixed_chain());
   std::vector<HostTensor> args{values(DType::f32, false, n, 1), values(DType::f32, false, n, 2), values(DType::f32, true, n, 3)};
+  auto want = ref->run_region(b->g, b->main, args, d);
+  ASSERT_TRUE(want);
+  auto got = cuda_backend->run_region(b->g, b->main, args, d);
+  ASSERT_TRUE(got) << (d.empty() ? "" : d.all()[0].message);
+  ASSERT_EQ(got->size(), want->size());
+  for (std::size_t k = 0; k < got->size(); ++k) EXPECT_TRUE((*got)[k].identical((*want)[k])) << "result " << k;
+  EXPECT_FALSE(d.contains("U0005")) << "the region ran op by op";
+}
+
+
+// Broadcast arguments ([B,T,1], [D], [1,T,1], one element, against the element space): the
+// space's extents and each argument's strides are baked into the text, dense arguments keep
+// the 16-byte path, and the source compiles (no device needed).
+struct BroadcastCase {
+  ops::Extents space, a, b;  // mixed_chain(a, b, scalar): a * b, a > b, ... of the space's shape
+};
+const BroadcastCase kBroadcastCases[] = {
+    {{4, 5, 7}, {4, 5, 7}, {4, 5, 1}},     // rms norm's x * r
+    {{4, 5, 7}, {4, 5, 1}, {7}},           // [B,T,1] with [D]: neither is the space's shape
+    {{3, 6, 5}, {3, 6, 5}, {1, 6, 1}},     // the middle axis
+    {{2, 1, 9}, {1}, {2, 1, 9}},           // one element; a size-1 dim of the space
+    {{3, 1031}, {3, 1031}, {1031}},        // odd, vector groups straddle rows
+    {{0, 4}, {0, 4}, {4}},                 // empty
+};
+
+std::vector<cuda::FusedValue> kernel_types(const Built& b, const ops::Extents& space) {
+  std::vector<cuda::FusedValue> types;
+  for (const auto& a : b.args) {
+    cuda::FusedValue v{a.dtype, a.scalar, {}};
+    ops::Extents e = a.extents(0);
+    if (!a.scalar && e != space) {
+      auto walk = cuda::broadcast_walk(e, space);
+      EXPECT_TRUE(walk);
+      if (walk) v.broadcast = *walk;
+    }
+    types.push_back(v);
+  }
+  return types;
+}
+
+TEST(CudaFused, BroadcastWalkMergesDims) {
+  using W = std::vector<cuda::BroadcastDim>;
+  auto walk = [](ops::Extents a, ops::Extents s) { return cuda::broadcast_walk(a, s); };
+  EXPECT_EQ(walk({2, 3, 1}, {2, 3, 5}), (W{{6, 1}, {5, 0}}));
+  EXPECT_EQ(walk({5}, {2, 3, 5}), (W{{6, 0}, {5, 1}}));
+  EXPECT_EQ(walk({4, 1, 5}, {4, 3, 5}), (W{{4, 5}, {3, 0}, {5, 1}}));
+  EXPECT_EQ(walk({3, 4}, {2, 3, 4}), (W{{2, 0}, {12, 1}}));
+  EXPECT_EQ(walk({1}, {2, 1, 9}), (W{{18, 0}}));
+  EXPECT_EQ(walk({1, 1}, {1, 1}), W{});
+  EXPECT_FALSE(walk({3}, {2, 4}));
+  EXPECT_FALSE(walk({2, 3, 4}, {3, 4}));
+}
+
+TEST(CudaFused, BroadcastRegionSourceCompilesWithNvrtc) {
+  REQUIRE_NVRTC();
+  for (const auto& c : kBroadcastCases) {
+    auto b = build({{DType::f32, false, c.a}, {DType::f32, false, c.b}, {DType::f32, true}}, 0, mixed_chain());
+    std::string why, error;
+    auto types = kernel_types(*b, c.space);
+    auto src = cuda::generate_fused_kernel(b->g, b->g.region(b->callee), types, why);
+    ASSERT_TRUE(src) << why;
+    std::string label = ops::extents_to_string(c.a) + " " + ops::extents_to_string(c.b);
+    for (std::size_t i = 0; i < 2; ++i) {
+      bool bcast = !types[i].broadcast.empty();
+      EXPECT_EQ(src->source.find("bcast_off" + std::to_string(i)) != std::string::npos, bcast) << label << " arg " << i;
+      // A dense argument keeps its 16-byte loads.
+      EXPECT_EQ(src->source.find("> x" + std::to_string(i) + " = reinterpret_cast") != std::string::npos, !bcast)
+          << label << " arg " << i;
+    }
+    EXPECT_FALSE(cuda::compile_fused_kernel(*src, "sm_90", error).empty()) << label << ": " << error;
+  }
+  // Dense regions are generated exactly as before (no offset functions: same kernels).
+  auto dense = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, 8, mixed_chain());
+  std::string why;
+  std::vector<cuda::FusedValue> types{{DType::f32, false}, {DType::f32, false}, {DType::f32, true}};
+  auto src = cuda::generate_fused_kernel(dense->g, dense->g.region(dense->callee), types, why);
+  ASSERT_TRUE(src) << why;
+  EXPECT_EQ(src->source.find("bcast_off"), std::string::npos);
+}
+
+TEST(CudaFused, BroadcastRegionsMatchTheCpu) {
+  auto ctx = device();
+  if (!ctx) GTEST_SKIP() << "no CUDA device";
+  std::uint64_t seed = 40;
+  for (const auto& c : kBroadcastCases) {
+    auto b = build({{DType::f32, false, c.a}, {DType::f32, false, c.b}, {DType::f32, true}}, 0, mixed_chain());
+    expect_same_as_cpu(*ctx, *b, 0, ++seed, "broadcast " + ops::extents_to_string(c.a) + " " + ops::extents_to_string(c.b));
+    auto h = build({{DType::bf16, false, c.b}, {DType::bf16, false, c.a}, {DType::bf16, true}}, 0, mixed_chain());
+    expect_same_as_cpu(*ctx, *h, 0, ++seed, "bf16 broadcast " + ops::extents_to_string(c.b) + " " + ops::extents_to_string(c.a));
+  }
+}
+
+// Through the backend with a broadcast argument: one kernel, the reference's bits, no U0005.
+TEST(CudaFused, BackendRunsABroadcastRegionAsOneKernel) {
+  REQUIRE_NVRTC();
+  DiagnosticSink d;
+  auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d);
+  if (!cuda_backend) GTEST_SKIP() << "no CUDA device";
+  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, d);
+  ASSERT_TRUE(ref);
+  auto b = build({{DType::f32, false, {8, 33, 1}}, {DType::f32, false, {65}}, {DType::f32, true}}, 0, mixed_chain());
+  std::vector<HostTensor> args{values(DType::f32, ops::Extents{8, 33, 1}, 1), values(DType::f32, ops::Extents{65}, 2),
+                               values(DType::f32, true, 0, 3)};
   auto want = ref->run_region(b->g, b->main, args, d);
   ASSERT_TRUE(want);
   auto got = cuda_backend->run_region(b->g, b->main, args, d);

@@ -30,13 +30,24 @@ bool is_fused_elementwise(const Node& call) {
 
 FusedOutcome run_fused_call(Context& ctx, const Graph& g, const Region& callee, std::span<const DevTensor> args,
                             std::vector<DevTensor>& out, std::string& why, DiagnosticSink& diags) {
-  // The element space: the shape of the largest argument; every other one has it or is rank 0.
+  // The element space: the broadcast of the arguments' shapes (the group's shape: every
+  // member of the region produces it, every argument broadcasts to it).
   ops::Extents E;
   bool have = false;
   for (const auto& a : args)
-    if (!a.shape.empty() && (!have || a.numel() > ops::element_count(E))) {
-      E = a.shape;
+    if (!a.shape.empty()) {
       have = true;
+      if (a.shape.size() > E.size()) E.insert(E.begin(), a.shape.size() - E.size(), 1);
+      for (std::size_t k = 0; k < a.shape.size(); ++k) {
+        std::uint64_t& e = E[E.size() - 1 - k];
+        std::uint64_t d = a.shape[a.shape.size() - 1 - k];
+        if (e == 1) e = d;
+        else if (d != 1 && d != e) {
+          why = "the argument shapes " + ops::extents_to_string(a.shape) + " and " + ops::extents_to_string(E) +
+                " do not broadcast";
+          return FusedOutcome::op_by_op;
+        }
+      }
     }
   if (!fused_compiler_available()) {
     why = "this build has no NVRTC (CUDA::nvrtc was not found when it was configured)";
@@ -45,13 +56,19 @@ FusedOutcome run_fused_call(Context& ctx, const Graph& g, const Region& callee, 
   std::vector<FusedValue> types;
   std::string key = callee.hash.hex();
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].shape.empty() && args[i].shape != E) {
-      why = "argument " + std::to_string(i) + " has shape " + ops::extents_to_string(args[i].shape) + ", not " +
-            ops::extents_to_string(E) + " or a scalar";
-      return FusedOutcome::op_by_op;
-    }
-    types.push_back({args[i].dtype, args[i].shape.empty()});
+    FusedValue v{args[i].dtype, args[i].shape.empty(), {}};
     key += "/" + std::to_string(static_cast<int>(args[i].dtype)) + (args[i].shape.empty() ? "s" : "t");
+    if (!v.scalar && args[i].shape != E) {  // a broadcast argument: its walk is part of the kernel
+      auto walk = broadcast_walk(args[i].shape, E);
+      if (!walk) {
+        why = "argument " + std::to_string(i) + " has shape " + ops::extents_to_string(args[i].shape) +
+              ", which does not broadcast to " + ops::extents_to_string(E);
+        return FusedOutcome::op_by_op;
+      }
+      v.broadcast = std::move(*walk);
+      key += ops::extents_to_string(args[i].shape) + "->" + ops::extents_to_string(E);
+    }
+    types.push_back(std::move(v));
   }
   std::shared_ptr<const Generated> gen;
   {

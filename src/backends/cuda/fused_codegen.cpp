@@ -65,7 +65,53 @@ struct Val {
   std::string raw;   // storage expression, for params and constants (results pass them through unchanged)
 };
 
+// `__device__ unsigned long long <name>(unsigned long long i)`: the argument's element for
+// flat index i of the space, sum over merged dims of ((i / inner) % extent) * stride with
+// every factor a literal (the outermost dim needs no modulo: i < the space's size).
+std::string offset_function(const std::string& name, const std::vector<BroadcastDim>& dims) {
+  std::string expr;
+  std::uint64_t inner = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    const BroadcastDim& b = dims[d];
+    if (b.stride != 0) {
+      std::string t = inner == 1 ? "i" : "(i / " + std::to_string(inner) + "ull)";
+      if (d > 0) t = "(" + t + " % " + std::to_string(b.extent) + "ull)";
+      if (b.stride != 1) t += " * " + std::to_string(b.stride) + "ull";
+      expr = expr.empty() ? t : t + " + " + expr;
+    }
+    inner *= b.extent;
+  }
+  if (expr.empty()) expr = "0ull * i";  // one element, broadcast everywhere
+  return "__device__ __forceinline__ unsigned long long " + name + "(unsigned long long i) { return " + expr + "; }\n";
+}
+
 }  // namespace
+
+std::optional<std::vector<BroadcastDim>> broadcast_walk(std::span<const std::uint64_t> operand,
+                                                        std::span<const std::uint64_t> space) {
+  if (operand.size() > space.size()) return std::nullopt;
+  std::vector<std::uint64_t> stride(space.size(), 0);
+  std::uint64_t s = 1;
+  for (std::size_t k = 0; k < operand.size(); ++k) {
+    std::size_t di = operand.size() - 1 - k, dd = space.size() - 1 - k;
+    if (operand[di] != 1 && operand[di] != space[dd]) return std::nullopt;
+    stride[dd] = operand[di] == 1 ? 0 : s;
+    s *= operand[di];
+  }
+  std::vector<BroadcastDim> dims;  // innermost first while merging
+  for (std::size_t d = space.size(); d-- > 0;) {
+    if (space[d] == 1) continue;  // a dim of extent 1 changes no offset
+    if (!dims.empty()) {
+      BroadcastDim& in = dims.back();
+      if ((in.stride == 0 && stride[d] == 0) || (in.stride != 0 && stride[d] == in.stride * in.extent)) {
+        in.extent *= space[d];
+        continue;
+      }
+    }
+    dims.push_back({space[d], stride[d]});
+  }
+  return std::vector<BroadcastDim>(dims.rbegin(), dims.rend());
+}
 
 std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r, std::span<const FusedValue> args,
                                                  std::string& why) {
@@ -186,6 +232,8 @@ std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r
   for (std::size_t k = 0; k < fs.results.size(); ++k, sep = ", ")
     s += sep + "S<" + dt(fs.results[k].dtype) + ">& r" + std::to_string(k);
   s += ") {\n" + body + store + "}\n\n";
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (!args[i].scalar && !args[i].broadcast.empty()) s += offset_function("bcast_off" + std::to_string(i), args[i].broadcast);
   s += std::string("extern \"C\" __global__ void __launch_bounds__(256) ") + kFusedKernelName + "(";
   sep.clear();
   for (std::size_t i = 0; i < args.size(); ++i, sep = ", ")
@@ -197,11 +245,12 @@ std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r
   s += "  const unsigned long long step = static_cast<unsigned long long>(gridDim.x) * blockDim.x;\n";
   for (std::size_t i = 0; i < args.size(); ++i)
     if (args[i].scalar) s += "  const S<" + dt(args[i].dtype) + "> s" + std::to_string(i) + " = p" + std::to_string(i) + "[0];\n";
-  // Groups of 4 elements with 16-byte (or 4-element) accesses when `vec`.
+  // Groups of 4 elements with 16-byte (or 4-element) accesses when `vec` (a broadcast
+  // argument is read element by element at its offsets; the dense ones stay 16-byte).
   s += "  if (vec) {\n    const unsigned long long n4 = n / 4;\n";
   s += "    for (unsigned long long i = tid; i < n4; i += step) {\n";
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].scalar)
+    if (!args[i].scalar && args[i].broadcast.empty())
       s += "      const Quad<S<" + dt(args[i].dtype) + ">> x" + std::to_string(i) + " = reinterpret_cast<const Quad<S<" +
            dt(args[i].dtype) + ">>*>(p" + std::to_string(i) + ")[i];\n";
   for (std::size_t k = 0; k < fs.results.size(); ++k)
@@ -210,7 +259,9 @@ std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r
   s += "#pragma unroll\n      for (int k = 0; k < 4; ++k) body(";
   sep.clear();
   for (std::size_t i = 0; i < args.size(); ++i, sep = ", ")
-    s += sep + (args[i].scalar ? "s" + std::to_string(i) : "x" + std::to_string(i) + ".v[k]");
+    s += sep + (args[i].scalar              ? "s" + std::to_string(i)
+                : args[i].broadcast.empty() ? "x" + std::to_string(i) + ".v[k]"
+                                            : "p" + std::to_string(i) + "[bcast_off" + std::to_string(i) + "(i * 4 + k)]");
   for (std::size_t k = 0; k < fs.results.size(); ++k, sep = ", ")
     s += sep + (fs.results[k].scalar ? "z" + std::to_string(k) : "y" + std::to_string(k) + ".v[k]");
   s += ");\n";
@@ -231,7 +282,8 @@ std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r
   sep.clear();
   for (std::size_t i = 0; i < args.size(); ++i, sep = ", ") {
     std::string is = std::to_string(i);
-    s += sep + (args[i].scalar ? "s" + is : "(n ? p" + is + "[i] : S<" + dt(args[i].dtype) + ">{})");
+    std::string at = args[i].broadcast.empty() ? "i" : "bcast_off" + is + "(i)";
+    s += sep + (args[i].scalar ? "s" + is : "(n ? p" + is + "[" + at + "] : S<" + dt(args[i].dtype) + ">{})");
   }
   for (std::size_t k = 0; k < fs.results.size(); ++k, sep = ", ") s += sep + "z" + std::to_string(k);
   s += ");\n";

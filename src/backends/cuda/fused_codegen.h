@@ -1,12 +1,14 @@
 // CUDA source for one fused elementwise region (a `call` with fusion = "elementwise", what
 // the fuse pass emits): one kernel that loads each argument's element (rank-0 arguments are
-// the same value for every element), evaluates the callee's nodes in order in registers
+// the same value for every element; a broadcast argument's element is found from the flat
+// index with the space's extents written into the text), evaluates the callee's nodes in order in registers
 // with the per-node dtype roundings of the unfused graph, and stores only the results.
 // Plain host C++ (no CUDA): the text goes to NVRTC (fused_module.cpp), and its SHA3-256
 // (with the headers it includes and the compile options) is the kernel's identity for the
 // module cache and the run's records.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,12 +18,29 @@
 
 namespace rung::cuda {
 
-// An operand or result of the generated kernel: element type and whether it is rank 0.
+// One dim of the element space as a broadcast argument walks it: dims merged where the
+// argument's layout continues across them (both broadcast, or both contiguous); stride 0
+// where the argument broadcasts.
+struct BroadcastDim {
+  std::uint64_t extent = 1, stride = 0;
+  bool operator==(const BroadcastDim&) const = default;
+};
+
+// An operand or result of the generated kernel: element type, whether it is rank 0, and for
+// an argument of a shape that broadcasts to the element space (neither rank 0 nor the
+// space's shape) the walk that maps the space's flat index to its element (baked into the
+// kernel as constants; empty for the others, which keep the 16-byte vector path).
 struct FusedValue {
   DType dtype = DType::f32;
   bool scalar = false;
+  std::vector<BroadcastDim> broadcast;
   bool operator==(const FusedValue&) const = default;
 };
+
+// The walk of an argument of extents `operand` over the element space `space`, or nullopt
+// when it does not broadcast to it (trailing-aligned; a 1 broadcasts).
+std::optional<std::vector<BroadcastDim>> broadcast_walk(std::span<const std::uint64_t> operand,
+                                                        std::span<const std::uint64_t> space);
 
 struct FusedSource {
   std::string source;  // CUDA C++: extern "C" kernel kFusedKernelName

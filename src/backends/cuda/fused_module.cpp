@@ -201,14 +201,15 @@ std::size_t fused_kernels_cached() {
 int launch_fused(const FusedKernel& k, std::span<const void* const> args, std::span<void* const> results, std::uint64_t n,
                  void* stream) {
   if (args.size() != k.args.size() || results.size() != k.results.size()) return static_cast<int>(cudaErrorInvalidValue);
-  // 16-byte (or 4-element) accesses when every full-size operand is aligned for them.
+  // 16-byte (or 4-element) accesses when every full-size operand is aligned for them
+  // (broadcast arguments are read element by element: their alignment does not matter).
   bool vec = n >= 4;
   auto aligned = [](const void* p, DType t) {
     std::size_t a = std::min<std::size_t>(16, 4 * storage_bytes(t));
     return reinterpret_cast<std::uintptr_t>(p) % a == 0;
   };
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!k.args[i].scalar) vec = vec && aligned(args[i], k.args[i].dtype);
+    if (!k.args[i].scalar && k.args[i].broadcast.empty()) vec = vec && aligned(args[i], k.args[i].dtype);
   for (std::size_t i = 0; i < results.size(); ++i)
     if (!k.results[i].scalar) vec = vec && aligned(results[i], k.results[i].dtype);
   std::vector<const void*> ptrs(args.begin(), args.end());
