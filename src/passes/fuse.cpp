@@ -1,16 +1,18 @@
-// fuse: elementwise fusion. A tree of elementwise nodes (families elementwise, compare,
-// cast — `where` included) that all produce the same shape S, whose operands have a shape
-// that broadcasts to S (S itself, rank 0, [B,T,1] or [D] against [B,T,D], ...), and whose
-// inner values have no other use, becomes one `call` node:
+// fuse: elementwise fusion. A group of elementwise nodes (families elementwise, compare,
+// cast — `where` included) with one root, that all produce the same shape S, whose operands
+// have a shape that broadcasts to S (S itself, rank 0, [B,T,1] or [D] against [B,T,D], ...),
+// and whose inner values are used only by members (once or several times: a DAG), becomes
+// one `call` node:
 //   call(externals...) {callee = hash of region `<parent>.fused.<k>`, fusion = "elementwise"}
 // The region holds the original nodes unchanged, so each element goes through exactly the
 // same operation sequence: fusion never changes a bit (the reference evaluates the call
 // node by node). Backends may run a fused call as one loop without materialising the
-// intermediates (docs/passes.md, "Elementwise fusion"). Values with several uses stay
-// outside (as region inputs): fusion never recomputes anything.
+// intermediates (docs/passes.md, "Elementwise fusion"). Values also used outside the group
+// stay outside (as region inputs): fusion never recomputes anything.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -115,26 +117,43 @@ Plan plan_groups(const Graph& g) {
     return true;
   };
   Plan plan;
-  std::vector<NodeId> group, stack;
+  // Members are taken from the root down, highest node id first: every consumer of a node
+  // has a higher id, so when a node comes up every consumer that will ever be a member
+  // already is one, and the node joins when all of its consumers are members (a DAG with
+  // one root: a value used twice inside the group is computed once, inside).
+  std::vector<std::uint32_t> member_uses(N, 0);  // distinct consumers of a node among the group's members
+  std::vector<NodeId> group, touched;
+  std::priority_queue<NodeId> pending;
+  auto take_operands = [&](NodeId c) {
+    const auto& inputs = g.node(c).inputs;
+    for (std::size_t j = 0; j < inputs.size(); ++j) {
+      NodeId p = inputs[j].node;
+      bool repeat = false;
+      for (std::size_t q = 0; q < j && !repeat; ++q) repeat = inputs[q].node == p;
+      if (repeat) continue;
+      if (member_uses[p]++ == 0) {
+        touched.push_back(p);
+        pending.push(p);
+      }
+    }
+  };
   for (NodeId root = static_cast<NodeId>(N); root-- > 0;) {  // node ids are a topological order
     if (assigned[root] || !fusible(root)) continue;
     const Shape& s = g.node(root).outputs[0].shape;
     group.assign(1, root);
-    stack.assign(1, root);
     assigned[root] = true;
-    while (!stack.empty()) {
-      NodeId c = stack.back();
-      stack.pop_back();
-      for (const auto& in : g.node(c).inputs) {
-        NodeId p = in.node;
-        if (assigned[p] || is_result[p] || consumers[p] != 1 || last_consumer[p] != c || !fusible(p) ||
-            g.node(p).outputs[0].shape != s)
-          continue;
-        assigned[p] = true;
-        group.push_back(p);
-        stack.push_back(p);
-      }
+    take_operands(root);
+    while (!pending.empty()) {
+      NodeId p = pending.top();
+      pending.pop();
+      if (assigned[p] || is_result[p] || member_uses[p] != consumers[p] || !fusible(p) || g.node(p).outputs[0].shape != s)
+        continue;
+      assigned[p] = true;
+      group.push_back(p);
+      take_operands(p);
     }
+    for (NodeId t : touched) member_uses[t] = 0;
+    touched.clear();
     if (group.size() < 2) {
       assigned[root] = false;  // a lone node stays an ordinary node
       continue;

@@ -46,7 +46,7 @@ TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
   auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
   float one = 1.0f;
   auto c = b.constant_f32({}, std::span<const float>(&one, 1));           // rank 0: fusible operand
-  auto shared = b.op("mul", {x, y}, kMat);                                 // two uses: stays outside
+  auto shared = b.op("mul", {x, y}, kMat);                                 // two uses, both in the group: a member
   auto t = b.op("exp", {b.op("add", {shared, c}, kMat)}, kMat);            // add -> exp
   auto u = b.op("tanh", {b.op("sub", {t, shared}, kMat)}, kMat);           // sub -> tanh, joins t's tree
   float row[3] = {1, 2, 3};
@@ -64,15 +64,48 @@ TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
   std::multiset<std::string> ops;
   for (NodeId n : nodes_in_region(opt, fused))
     if (opt.node(n).opcode != "param" && opt.node(n).opcode != "const") ops.insert(opt.node(n).opcode);
-  EXPECT_EQ(ops, (std::multiset<std::string>{"add", "add", "exp", "sub", "tanh"}));
-  // Externals: the shared product (a value with two uses inside the group is still one
-  // input), the rank-0 constant and the [3] row broadcast to [2,3].
-  ASSERT_EQ(fused.params.size(), 3u);
-  EXPECT_EQ(opt.node(fused.params[2]).outputs[0].shape, (Shape{Dim::fixed(3)}));
-  EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "mul");
+  EXPECT_EQ(ops, (std::multiset<std::string>{"add", "add", "exp", "mul", "sub", "tanh"}));
+  // Externals: x, y, the rank-0 constant and the [3] row broadcast to [2,3]; the shared
+  // product is computed once inside (both its uses are members).
+  ASSERT_EQ(fused.params.size(), 4u);
+  EXPECT_EQ(opt.node(fused.params[3]).outputs[0].shape, (Shape{Dim::fixed(3)}));
+  EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "param");
   expect_same_bits(g, opt, args2());
   // A second run changes nothing (the pipeline converges).
   EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
+}
+
+// A value used twice inside the group is a member (computed once); the same value with one
+// more use outside the group stays outside, as an input.
+TEST(Fuse, AValueUsedOnlyInsideTheGroupJoinsOneUsedOutsideStaysOut) {
+  for (bool outside_use : {false, true}) {
+    Graph g;
+    GraphBuilder b(g);
+    auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
+    auto d = b.op("sub", {x, y}, kMat);
+    auto e = b.op("mul", {b.op("exp", {d}, kMat), b.op("tanh", {d}, kMat)}, kMat);  // d used twice, both in e's group
+    std::vector<ValueRef> results{e};
+    if (outside_use) results.push_back(b.op("sum", {d}, tensor(DType::f32, {}), {{"axes", AttrValue(std::vector<std::int64_t>{})}}));
+    b.export_region("f", {x, y}, results);
+    Graph opt = optimise(g, {"fuse", "dce"});
+    const Region& f = opt.region(opt.exports().at("f"));
+    const Node& call = opt.node(f.results[0].node);
+    ASSERT_EQ(call.opcode, "call") << outside_use;
+    const Region& fused = opt.region(*opt.find_region(call.attrs.at("callee").as<Hash256>()));
+    std::multiset<std::string> ops;
+    for (NodeId k : nodes_in_region(opt, fused))
+      if (opt.node(k).opcode != "param") ops.insert(opt.node(k).opcode);
+    if (outside_use) {
+      EXPECT_EQ(ops, (std::multiset<std::string>{"exp", "tanh", "mul"}));
+      ASSERT_EQ(call.inputs.size(), 1u);
+      EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "sub");
+    } else {
+      EXPECT_EQ(ops, (std::multiset<std::string>{"sub", "exp", "tanh", "mul"}));
+      EXPECT_EQ(call.inputs.size(), 2u);
+    }
+    expect_same_bits(g, opt, args2());
+    EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
+  }
 }
 
 // Operands of any shape that broadcasts to the group's ([B,T,1], [D], [1,T,1] against
