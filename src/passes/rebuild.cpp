@@ -78,45 +78,56 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
     done[n] = true;
   };
 
-  std::vector<ValueRef> inputs, result;
+  // One node of the region being rebuilt; `build_old` also builds a value's node on demand
+  // (with the nodes it needs) for a rewrite that emits a replacement before the walk
+  // reaches that node's inputs (fusion building a call with several results).
+  const Region* current = nullptr;
+  std::function<void(NodeId)> build_node;
+  std::function<ValueRef(ValueRef)> build_old = [&](ValueRef v) {
+    if (!done[v.node]) build_node(v.node);
+    return flat[first[v.node] + v.output];
+  };
+  build_node = [&](NodeId n) {
+    const Node& node = in.node(n);
+    if (node.opcode == opcode::kParam) {
+      Node copy = node;
+      set(n, {ValueRef{out.add(std::move(copy)), 0}});
+      return;
+    }
+    std::vector<ValueRef> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const auto& v : node.inputs) inputs.push_back(build_old(v));
+
+    Node copy = node;
+    // A custom op's gradient (attribute custom_grad) is consumed by autodiff when the front
+    // end lowers value_and_grad; passes run after, so the reference is dropped rather than
+    // left pointing at a region the rebuild may not keep.
+    copy.attrs.erase("custom_grad");
+    if (auto c = callee_of(in, node)) {
+      RUNG_CHECK(region_map.count(*c), "callee rebuilt before its caller");
+      copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);
+    }
+    std::optional<std::vector<ValueRef>> rewritten;
+    if (hooks.rewrite_node) rewritten = hooks.rewrite_node(b, n, copy, inputs, current->name, build_old);
+    if (!rewritten && hooks.rewrite) rewritten = hooks.rewrite(b, copy, inputs);
+    if (rewritten) {
+      RUNG_CHECK(rewritten->size() == node.outputs.size(), "a rewrite must produce one value per output");
+      set(n, *rewritten);
+      return;
+    }
+    copy.inputs = inputs;
+    std::size_t outs = copy.outputs.size();
+    NodeId id = out.add(std::move(copy));
+    std::vector<ValueRef> result;
+    for (std::uint32_t i = 0; i < outs; ++i) result.push_back({id, i});
+    set(n, result);
+  };
   for (RegionId rid : regions_callees_first(in)) {
     if (!keep[rid]) continue;
     const Region& r = in.region(rid);
-    for (NodeId n : nodes_in_region(in, r)) {
-      if (done[n]) continue;
-      const Node& node = in.node(n);
-      if (node.opcode == opcode::kParam) {
-        Node copy = node;
-        set(n, {ValueRef{out.add(std::move(copy)), 0}});
-        continue;
-      }
-      inputs.clear();
-      for (const auto& v : node.inputs) inputs.push_back(map_value(v));
-
-      Node copy = node;
-      // A custom op's gradient (attribute custom_grad) is consumed by autodiff when the front
-      // end lowers value_and_grad; passes run after, so the reference is dropped rather than
-      // left pointing at a region the rebuild may not keep.
-      copy.attrs.erase("custom_grad");
-      if (auto c = callee_of(in, node)) {
-        RUNG_CHECK(region_map.count(*c), "callee rebuilt before its caller");
-        copy.attrs.at("callee") = AttrValue(out.region(region_map.at(*c)).hash);
-      }
-      std::optional<std::vector<ValueRef>> rewritten;
-      if (hooks.rewrite_node) rewritten = hooks.rewrite_node(b, n, copy, inputs, r.name, map_value);
-      if (!rewritten && hooks.rewrite) rewritten = hooks.rewrite(b, copy, inputs);
-      if (rewritten) {
-        RUNG_CHECK(rewritten->size() == node.outputs.size(), "a rewrite must produce one value per output");
-        set(n, *rewritten);
-        continue;
-      }
-      copy.inputs = inputs;
-      std::size_t outs = copy.outputs.size();
-      NodeId id = out.add(std::move(copy));
-      result.clear();
-      for (std::uint32_t i = 0; i < outs; ++i) result.push_back({id, i});
-      set(n, result);
-    }
+    current = &r;
+    for (NodeId n : nodes_in_region(in, r))
+      if (!done[n]) build_node(n);
     Region nr;
     nr.name = r.name;
     for (NodeId p : r.params) {

@@ -25,7 +25,9 @@ struct RebuildHooks {
       rewrite;
   // Like `rewrite`, for passes that decide per node of the input graph (fusion): also gets
   // the node's id in `in`, the name of the region being rebuilt, and the mapping of any
-  // already rebuilt value of `in`. Tried before `rewrite`.
+  // value of `in` of this region (`map_old` builds a value not rebuilt yet on demand, with
+  // the nodes it needs: it must not depend on the node being rewritten). Tried before
+  // `rewrite`.
   std::function<std::optional<std::vector<ValueRef>>(GraphBuilder& out, NodeId old_id, const Node& node,
                                                      const std::vector<ValueRef>& inputs, std::string_view region,
                                                      const std::function<ValueRef(ValueRef)>& map_old)>

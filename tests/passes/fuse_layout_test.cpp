@@ -76,8 +76,8 @@ TEST(Fuse, SameShapeTreeBecomesOneCallOfAFusedRegion) {
 }
 
 // A value used twice inside the group is a member (computed once); the same value with one
-// more use outside the group stays outside, as an input.
-TEST(Fuse, AValueUsedOnlyInsideTheGroupJoinsOneUsedOutsideStaysOut) {
+// more use outside the group is a member too, and an extra result of the call.
+TEST(Fuse, AValueUsedInsideJoinsAndOneAlsoUsedOutsideBecomesAnExtraResult) {
   for (bool outside_use : {false, true}) {
     Graph g;
     GraphBuilder b(g);
@@ -95,17 +95,45 @@ TEST(Fuse, AValueUsedOnlyInsideTheGroupJoinsOneUsedOutsideStaysOut) {
     std::multiset<std::string> ops;
     for (NodeId k : nodes_in_region(opt, fused))
       if (opt.node(k).opcode != "param") ops.insert(opt.node(k).opcode);
-    if (outside_use) {
-      EXPECT_EQ(ops, (std::multiset<std::string>{"exp", "tanh", "mul"}));
-      ASSERT_EQ(call.inputs.size(), 1u);
-      EXPECT_EQ(opt.node(call.inputs[0].node).opcode, "sub");
-    } else {
-      EXPECT_EQ(ops, (std::multiset<std::string>{"sub", "exp", "tanh", "mul"}));
-      EXPECT_EQ(call.inputs.size(), 2u);
+    EXPECT_EQ(ops, (std::multiset<std::string>{"sub", "exp", "tanh", "mul"}));
+    EXPECT_EQ(call.inputs.size(), 2u);
+    ASSERT_EQ(call.outputs.size(), outside_use ? 2u : 1u);
+    ASSERT_EQ(fused.results.size(), call.outputs.size());
+    if (outside_use) {  // the sum reads the call's second result: the sub
+      const Node& sum = opt.node(f.results[1].node);
+      ASSERT_EQ(sum.opcode, "sum");
+      EXPECT_EQ(sum.inputs[0].node, f.results[0].node);
+      EXPECT_EQ(sum.inputs[0].output, 1u);
+      EXPECT_EQ(opt.node(fused.results[1].node).opcode, "sub");
     }
     expect_same_bits(g, opt, args2());
     EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
   }
+}
+
+// An extra result must keep the call from depending on itself: p = x - y feeds c = p * sum(p)
+// directly and through the sum, so p cannot join c's group (the sum would need the call's
+// result and the call the sum's); nothing is fused, and the bits stay.
+TEST(Fuse, AnExtraResultNeverMakesTheCallDependOnItself) {
+  Graph g;
+  GraphBuilder b(g);
+  auto x = b.param("x", 0, kMat), y = b.param("y", 1, kMat);
+  auto p = b.op("sub", {x, y}, kMat);
+  auto s = b.op("sum", {p}, tensor(DType::f32, {}), {{"axes", AttrValue(std::vector<std::int64_t>{})}});
+  auto c = b.op("exp", {b.op("mul", {p, s}, kMat)}, kMat);
+  b.export_region("f", {x, y}, {c});
+  Graph opt = optimise(g, {"fuse", "dce"});
+  const Region& f = opt.region(opt.exports().at("f"));
+  const Node& call = opt.node(f.results[0].node);
+  ASSERT_EQ(call.opcode, "call");  // mul -> exp fused; the sub stays outside, an input
+  const Region& fused = opt.region(*opt.find_region(call.attrs.at("callee").as<Hash256>()));
+  std::multiset<std::string> ops;
+  for (NodeId k : nodes_in_region(opt, fused))
+    if (opt.node(k).opcode != "param") ops.insert(opt.node(k).opcode);
+  EXPECT_EQ(ops, (std::multiset<std::string>{"mul", "exp"}));
+  EXPECT_EQ(call.outputs.size(), 1u);
+  expect_same_bits(g, opt, args2());
+  EXPECT_EQ(optimise(opt, {"fuse"}).fingerprint(), opt.fingerprint());
 }
 
 // Operands of any shape that broadcasts to the group's ([B,T,1], [D], [1,T,1] against
