@@ -84,7 +84,24 @@ Graph rebuild(const Graph& in, const RebuildHooks& hooks, RebuildStats* stats) {
   const Region* current = nullptr;
   std::function<void(NodeId)> build_node;
   std::function<ValueRef(ValueRef)> build_old = [&](ValueRef v) {
-    if (!done[v.node]) build_node(v.node);
+    if (!done[v.node]) {  // the unbuilt nodes it needs, inputs first, without recursion (chains may be long)
+      std::vector<std::pair<NodeId, bool>> stack{{v.node, false}};  // node, inputs pushed
+      while (!stack.empty()) {
+        auto [n, expanded] = stack.back();
+        if (done[n]) {
+          stack.pop_back();
+          continue;
+        }
+        if (expanded) {
+          stack.pop_back();
+          build_node(n);  // its inputs are built
+          continue;
+        }
+        stack.back().second = true;
+        for (const auto& operand : in.node(n).inputs)
+          if (!done[operand.node]) stack.push_back({operand.node, false});
+      }
+    }
     return flat[first[v.node] + v.output];
   };
   build_node = [&](NodeId n) {
