@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/check.h"
+#include "ops/elementwise_driver.h"
 
 namespace rung::cpu {
 
@@ -20,13 +21,7 @@ BroadcastWalk::BroadcastWalk(const ops::Extents& operand, const ops::Extents& sp
   RUNG_CHECK(broadcasts_to(operand, space), "a fused operand must broadcast to the element space");
   // Strides per dim of the space (0 where the operand broadcasts), then merge from the inside
   // out: dim d joins the merged dim inside it when the operand's layout continues across.
-  std::vector<std::uint64_t> stride(space.size(), 0);
-  std::uint64_t s = 1;
-  for (std::size_t k = 0; k < operand.size(); ++k) {
-    std::size_t di = operand.size() - 1 - k, dd = space.size() - 1 - k;
-    stride[dd] = operand[di] == 1 ? 0 : s;
-    s *= operand[di];
-  }
+  const std::vector<std::uint64_t> stride = ops::broadcast_strides(operand, space);
   for (std::size_t d = space.size(); d-- > 0;) {
     if (space[d] == 1) continue;  // a dim of extent 1 changes nothing
     if (!extents_.empty()) {
