@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prepares one call of scripts/gpu-check.sh on a GPU machine that lacks the project's build
+# dependencies (the device tool's machines): builds the GPU suite and benchmarks here, strips
+# them, packs them (xz: the carried folder must stay small), adds the shared libraries they
+# need that such a machine lacks (libhwy) and the digits data, and writes run.sh, which unpacks
+# and runs the whole check, teeing its output to $OUT/gpu-check.txt when $OUT is set.
+#   scripts/gpu-stage.sh [BUILD_DIR (default build)] [STAGE_DIR (default .gpu-stage-lead)]
+# then, on the GPU machine from the repository root: bash STAGE_DIR/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+stage=${2:-.gpu-stage-lead}
+bins=(tools/rung/rung tests/cuda/cuda_test tests/cuda/cuda_fused_test bench/cuda/cuda_gemm_bench
+      bench/cuda/cuda_transformer_bench bench/cuda/cuda_attention_bench)
+targets=()
+for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
+cmake --build "$build" --target "${targets[@]}"
+rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/data" "$stage/pack"
+for b in "${bins[@]}"; do strip -o "$stage/pack/$(basename "$b")" "$build/$b"; done
+tar cf - -C "$stage/pack" . | xz -T0 -6 > "$stage/bins.tar.xz"
+rm -rf "$stage/pack"
+hwy=$(ldconfig -p | awk '/libhwy\.so\.1 /{print $NF; exit}')
+[[ -n "$hwy" ]] || { echo "gpu-stage: libhwy.so.1 not found (ldconfig -p)" >&2; exit 1; }
+cp "$hwy" "$stage/bin/"
+scripts/fetch-digits.sh "$stage/data/digits.csv"
+cat > "$stage/run.sh" <<'RUN'
+#!/usr/bin/env bash
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tar xJf "$here/bins.tar.xz" -C "$here/bin"
+cd "$here/.."
+export RUNG_HOME=$(mktemp -d)
+scripts/gpu-check.sh "$here/bin" "$here/data" 2>&1 | tee "${OUT:-/tmp}/gpu-check.txt"
+exit "${PIPESTATUS[0]}"
+RUN
+chmod +x "$stage/run.sh"
+size=$(du -sm "$stage" | cut -f1)
+echo "gpu-stage: $stage ready (${size} MiB); on the GPU machine: bash $stage/run.sh"
+[[ $size -lt 60 ]] || echo "gpu-stage: warning: ${size} MiB is close to a 64 MiB transfer limit" >&2
