@@ -4,39 +4,21 @@
 #include <cstring>
 
 #include "base/check.h"
-#include "ops/elementwise_driver.h"
+#include "ops/broadcast_walk.h"
 
 namespace rung::cpu {
 
 bool broadcasts_to(const ops::Extents& operand, const ops::Extents& space) {
-  if (operand.size() > space.size()) return false;
-  for (std::size_t k = 0; k < operand.size(); ++k) {
-    std::uint64_t d = operand[operand.size() - 1 - k];
-    if (d != 1 && d != space[space.size() - 1 - k]) return false;
-  }
-  return true;
+  return ops::broadcast_walk(operand, space).has_value();
 }
 
 BroadcastWalk::BroadcastWalk(const ops::Extents& operand, const ops::Extents& space) {
-  RUNG_CHECK(broadcasts_to(operand, space), "a fused operand must broadcast to the element space");
-  // Strides per dim of the space (0 where the operand broadcasts), then merge from the inside
-  // out: dim d joins the merged dim inside it when the operand's layout continues across.
-  const std::vector<std::uint64_t> stride = ops::broadcast_strides(operand, space);
-  for (std::size_t d = space.size(); d-- > 0;) {
-    if (space[d] == 1) continue;  // a dim of extent 1 changes nothing
-    if (!extents_.empty()) {
-      std::uint64_t& e = extents_.back();
-      std::uint64_t& st = strides_.back();
-      if ((st == 0 && stride[d] == 0) || (st != 0 && stride[d] == st * e)) {
-        e *= space[d];
-        continue;
-      }
-    }
-    extents_.push_back(space[d]);
-    strides_.push_back(stride[d]);
+  auto dims = ops::broadcast_walk(operand, space);
+  RUNG_CHECK(dims.has_value(), "a fused operand must broadcast to the element space");
+  for (const auto& d : *dims) {
+    extents_.push_back(d.extent);
+    strides_.push_back(d.stride);
   }
-  std::reverse(extents_.begin(), extents_.end());
-  std::reverse(strides_.begin(), strides_.end());
 }
 
 void BroadcastWalk::gather(const std::uint8_t* src, std::size_t width, std::uint64_t begin, std::uint64_t len,

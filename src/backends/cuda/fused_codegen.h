@@ -15,16 +15,12 @@
 #include <vector>
 
 #include "ir/graph/graph.h"
+#include "ops/broadcast_walk.h"
 
 namespace rung::cuda {
 
-// One dim of the element space as a broadcast argument walks it: dims merged where the
-// argument's layout continues across them (both broadcast, or both contiguous); stride 0
-// where the argument broadcasts.
-struct BroadcastDim {
-  std::uint64_t extent = 1, stride = 0;
-  bool operator==(const BroadcastDim&) const = default;
-};
+// One dim of the element space as a broadcast argument walks it (ops/broadcast_walk.h).
+using ops::BroadcastDim;
 
 // An operand or result of the generated kernel: element type, whether it is rank 0, and for
 // an argument of a shape that broadcasts to the element space (neither rank 0 nor the
@@ -37,10 +33,8 @@ struct FusedValue {
   bool operator==(const FusedValue&) const = default;
 };
 
-// The walk of an argument of extents `operand` over the element space `space`, or nullopt
-// when it does not broadcast to it (trailing-aligned; a 1 broadcasts).
-std::optional<std::vector<BroadcastDim>> broadcast_walk(std::span<const std::uint64_t> operand,
-                                                        std::span<const std::uint64_t> space);
+// The walk of an argument over the element space (ops/broadcast_walk.h).
+using ops::broadcast_walk;
 
 struct FusedSource {
   std::string source;  // CUDA C++: extern "C" kernel kFusedKernelName
