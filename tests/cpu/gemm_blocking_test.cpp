@@ -1,6 +1,6 @@
 // The exact GEMM driver against the sequential-k fma chain, on shapes that cross every
 // blocking boundary (k-blocks, MC row blocks, NC column panels, edge tiles), in the plain and
-// transposed forms, on 1 and 2 threads (2 threads share one packed B for large products) and
+// transposed forms, on 1 and 2 threads (disjoint row or column blocks, each packing its own B) and
 // on every x86 Highway target this CPU has: every element must have the chain's bits.
 #include <gtest/gtest.h>
 #include <hwy/highway.h>

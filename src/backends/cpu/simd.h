@@ -57,20 +57,9 @@ std::size_t gemm_nr_f32();
 std::size_t gemm_nr_f64();
 std::size_t gemm_mr();
 
-// The pieces of gemm_* for a driver that shares one packed B between threads (gemm.cpp).
 // Blocking: k-blocks of kGemmKC, column panels of kGemmNCPanels register tiles (a packed
 // KC x NC block of B is 1 MiB at AVX-512: it stays in the 2 MiB L2 while row strips stream).
 inline constexpr std::size_t kGemmKC = 256, kGemmNCPanels = 32;
-// Packs B[0:kc, 0:nc] (element (k, j) at b[k * b_ks + j * b_cs]) into NR-wide panels at pb
-// (kc * round_up(nc, NR) elements, vector-aligned; panel p at pb + p * NR * kc).
-void gemm_pack_b(std::size_t kc, std::size_t nc, const float* b, std::size_t b_ks, std::size_t b_cs, float* pb);
-void gemm_pack_b(std::size_t kc, std::size_t nc, const double* b, std::size_t b_ks, std::size_t b_cs, double* pb);
-// Continues C[0:M, 0:nc] over one k-block of depth kc (A offset to it; `first` starts the
-// chains at +0 instead of loading C).
-void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const float* a, std::size_t a_rs, std::size_t a_ks,
-               const float* pb, float* c, std::size_t ldc, bool first);
-void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const double* a, std::size_t a_rs, std::size_t a_ks,
-               const double* pb, double* c, std::size_t ldc, bool first);
 
 }  // namespace rung::cpu::simd
 

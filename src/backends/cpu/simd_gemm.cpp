@@ -330,16 +330,6 @@ void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t 
              size_t b_cs, double* c, size_t ldc) {
   GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
 }
-void PackBF32(size_t kc, size_t nc, const float* b, size_t b_ks, size_t b_cs, float* pb) { PackB(kc, nc, b, b_ks, b_cs, pb); }
-void PackBF64(size_t kc, size_t nc, const double* b, size_t b_ks, size_t b_cs, double* pb) { PackB(kc, nc, b, b_ks, b_cs, pb); }
-void RowsF32(size_t M, size_t nc, size_t kc, const float* a, size_t a_rs, size_t a_ks, const float* pb, float* c, size_t ldc,
-             bool first) {
-  Rows(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
-}
-void RowsF64(size_t M, size_t nc, size_t kc, const double* a, size_t a_rs, size_t a_ks, const double* pb, double* c,
-             size_t ldc, bool first) {
-  Rows(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
-}
 size_t NrF32() { return NrOf<float>(); }
 size_t NrF64() { return NrOf<double>(); }
 size_t MrAll() { return kMR; }
@@ -356,10 +346,6 @@ HWY_EXPORT(GemmF64);
 HWY_EXPORT(NrF32);
 HWY_EXPORT(NrF64);
 HWY_EXPORT(MrAll);
-HWY_EXPORT(PackBF32);
-HWY_EXPORT(PackBF64);
-HWY_EXPORT(RowsF32);
-HWY_EXPORT(RowsF64);
 
 void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
               const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc) {
@@ -372,20 +358,6 @@ void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std:
 std::size_t gemm_nr_f32() { return HWY_DYNAMIC_DISPATCH(NrF32)(); }
 std::size_t gemm_nr_f64() { return HWY_DYNAMIC_DISPATCH(NrF64)(); }
 std::size_t gemm_mr() { return HWY_DYNAMIC_DISPATCH(MrAll)(); }
-void gemm_pack_b(std::size_t kc, std::size_t nc, const float* b, std::size_t b_ks, std::size_t b_cs, float* pb) {
-  HWY_DYNAMIC_DISPATCH(PackBF32)(kc, nc, b, b_ks, b_cs, pb);
-}
-void gemm_pack_b(std::size_t kc, std::size_t nc, const double* b, std::size_t b_ks, std::size_t b_cs, double* pb) {
-  HWY_DYNAMIC_DISPATCH(PackBF64)(kc, nc, b, b_ks, b_cs, pb);
-}
-void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const float* a, std::size_t a_rs, std::size_t a_ks,
-               const float* pb, float* c, std::size_t ldc, bool first) {
-  HWY_DYNAMIC_DISPATCH(RowsF32)(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
-}
-void gemm_rows(std::size_t M, std::size_t nc, std::size_t kc, const double* a, std::size_t a_rs, std::size_t a_ks,
-               const double* pb, double* c, std::size_t ldc, bool first) {
-  HWY_DYNAMIC_DISPATCH(RowsF64)(M, nc, kc, a, a_rs, a_ks, pb, c, ldc, first);
-}
 
 }  // namespace rung::cpu::simd
 
