@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 
+#include "bench_threads.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/fused_region.h"
 #include "backends/cpu/gemm.h"
@@ -36,10 +37,7 @@ namespace {
 using rung::ops::HostTensor;
 using Clock = std::chrono::steady_clock;
 
-unsigned threads() {
-  if (const char* s = std::getenv("RUNG_CPU_THREADS")) return static_cast<unsigned>(std::atoi(s));
-  return 2;
-}
+using rung::bench::cpu_threads;
 
 HostTensor random_f32(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -53,12 +51,12 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 void BM_Gemm(benchmark::State& state) {
   auto n = static_cast<std::uint64_t>(state.range(0));
-  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = cpu_threads()});
   const rung::ops::OpDef* matmul = rung::ops::op_registry().find("matmul");
   std::vector<HostTensor> in{random_f32(n, n, 1), random_f32(n, n, 2)};
   std::vector<float> c(n * n);
 #if RUNG_HAVE_OPENBLAS
-  openblas_set_num_threads(static_cast<int>(threads()));
+  openblas_set_num_threads(static_cast<int>(cpu_threads()));
 #endif
   double t_rung = 0, t_blas = 0;
   for (auto _ : state) {
@@ -84,7 +82,7 @@ void BM_Gemm(benchmark::State& state) {
   state.counters["ratio"] = t_blas / t_rung;
   state.SetLabel(std::string("openblas:") + openblas_get_corename());
 #endif
-  state.counters["threads"] = threads();
+  state.counters["threads"] = cpu_threads();
 }
 BENCHMARK(BM_Gemm)->Arg(256)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -92,7 +90,7 @@ BENCHMARK(BM_Gemm)->Arg(256)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond
 // (no output allocation, no NaN canonicalisation), as the BLAS call does.
 void BM_GemmKernel(benchmark::State& state) {
   auto n = static_cast<std::uint64_t>(state.range(0));
-  rung::cpu::ThreadPool pool(threads());
+  rung::cpu::ThreadPool pool(cpu_threads());
   HostTensor a = random_f32(n, n, 1), b = random_f32(n, n, 2);
   std::vector<float> c(n * n), c2(n * n);
   rung::cpu::GemmArgs<float> g;
@@ -101,7 +99,7 @@ void BM_GemmKernel(benchmark::State& state) {
   g.b = reinterpret_cast<const float*>(b.bytes().data()), g.b_ks = n, g.b_cs = 1;
   g.c = c.data(), g.ldc = n;
 #if RUNG_HAVE_OPENBLAS
-  openblas_set_num_threads(static_cast<int>(threads()));
+  openblas_set_num_threads(static_cast<int>(cpu_threads()));
 #endif
   double t_rung = 0, t_blas = 0;
   for (auto _ : state) {
@@ -129,7 +127,7 @@ BENCHMARK(BM_GemmKernel)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->U
 
 void BM_Elementwise(benchmark::State& state) {
   auto n = static_cast<std::uint64_t>(state.range(0));
-  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = cpu_threads()});
   const rung::ops::OpDef* add = rung::ops::op_registry().find("add");
   std::vector<HostTensor> in{random_f32(1, n, 3), random_f32(1, n, 4)};
   std::vector<float> dst(n);
@@ -167,7 +165,7 @@ void BM_FusedElementwise(benchmark::State& state) {
   auto call = b.op_multi("call", {x0, x1}, {t},
                          {{"callee", rung::AttrValue(g.region(fused).hash)}, {"fusion", rung::AttrValue(std::string("elementwise"))}});
   rung::RegionId main = b.export_region("main", {x0, x1}, call);
-  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = cpu_threads()});
   std::vector<HostTensor> in{random_f32(1, n, 5), random_f32(1, n, 6)};
   in[0] = HostTensor(rung::DType::f32, {n}, std::vector<std::uint8_t>(in[0].bytes().begin(), in[0].bytes().end()));
   in[1] = HostTensor(rung::DType::f32, {n}, std::vector<std::uint8_t>(in[1].bytes().begin(), in[1].bytes().end()));
@@ -176,7 +174,7 @@ void BM_FusedElementwise(benchmark::State& state) {
   // state.range(1): 0 = through run_region (the graph walk, which copies its arguments and
   // results), 1 = the fused executor alone on the call node.
   bool direct = state.range(1) == 1;
-  rung::cpu::ThreadPool pool(threads());
+  rung::cpu::ThreadPool pool(cpu_threads());
   const rung::Node& call_node = g.node(call.front().node);
   for (auto _ : state) {
     rung::DiagnosticSink d;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 
+#include "bench_threads.h"
 #include "backends/cpu/cpu_backend.h"
 #include "ir/graph/builder.h"
 
@@ -21,10 +22,7 @@ namespace {
 using rung::ops::HostTensor;
 using Clock = std::chrono::steady_clock;
 
-unsigned threads() {
-  if (const char* s = std::getenv("RUNG_CPU_THREADS")) return static_cast<unsigned>(std::atoi(s));
-  return 2;
-}
+using rung::bench::cpu_threads;
 
 HostTensor random_f32(const rung::ops::Extents& shape, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -59,7 +57,7 @@ void BM_RmsScale(benchmark::State& state) {
                             {"fusion", rung::AttrValue(std::string("elementwise"))}});
     main = b.export_region("main", {x, r, w}, call);
   }
-  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = threads()});
+  auto cpu = rung::cpu::make_cpu_backend(rung::ops::Tier::debug, {.threads = cpu_threads()});
   std::vector<HostTensor> in{random_f32(full, 1), random_f32(rs, 2), random_f32(gs, 3)};
   std::vector<float> dst(R * D);
   double t_run = 0, t_copy = 0;
