@@ -82,22 +82,30 @@ DeviceCaps Executor::caps() const {
   return c;
 }
 
+std::optional<std::vector<float>> Executor::run_probe(const std::string& wgsl, std::span<const float> in, std::size_t first,
+                                                     std::size_t count, DiagnosticSink& diags) {
+  GpuBuffer b = d_.create_buffer(in.size_bytes(), diags);
+  if (!b) return std::nullopt;
+  d_.upload(b, {reinterpret_cast<const std::uint8_t*>(in.data()), in.size_bytes()});
+  auto p = d_.pipeline(wgsl, diags);
+  if (!p) return std::nullopt;
+  BufferRange r{&b, 0, 0};
+  if (!d_.dispatch(p, std::span(&r, 1), Workgroups{1, 1, 1}, diags)) return std::nullopt;
+  std::vector<float> out(count, 0.0f);
+  if (!d_.download(b, first * sizeof(float), {reinterpret_cast<std::uint8_t*>(out.data()), count * sizeof(float)}, diags))
+    return std::nullopt;
+  return out;
+}
+
 bool Executor::probe_fused_fma(DiagnosticSink& diags) {
   // Operands come from a buffer, so no compiler can fold the fma at compile time.
   const std::string wgsl =
       "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
       "@compute @workgroup_size(1)\nfn main() { v[3] = fma(v[0], v[1], v[2]); }\n";
-  float in[4] = {1.0f + 0x1p-12f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f), 0.0f};  // product 1 + 2^-11 + 2^-24
-  GpuBuffer b = d_.create_buffer(sizeof in, diags);
-  if (!b) return false;
-  d_.upload(b, {reinterpret_cast<const std::uint8_t*>(in), sizeof in});
-  auto p = d_.pipeline(wgsl, diags);
-  if (!p) return false;
-  BufferRange r{&b, 0, 0};
-  if (!d_.dispatch(p, std::span(&r, 1), Workgroups{1, 1, 1}, diags)) return false;
-  float out = 0;
-  if (!d_.download(b, 12, {reinterpret_cast<std::uint8_t*>(&out), 4}, diags)) return false;
-  fused_fma_ = out == 0x1p-24f;
+  const float in[4] = {1.0f + 0x1p-12f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f), 0.0f};  // product 1 + 2^-11 + 2^-24
+  auto out = run_probe(wgsl, in, 3, 1, diags);
+  if (!out) return false;
+  fused_fma_ = (*out)[0] == 0x1p-24f;
   return probe_subnormals(diags);
 }
 
@@ -107,17 +115,10 @@ bool Executor::probe_subnormals(DiagnosticSink& diags) {
   const std::string wgsl =
       "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n"
       "@compute @workgroup_size(1)\nfn main() { v[4] = v[0] * v[1]; v[5] = v[2] * v[3]; }\n";
-  float in[6] = {0x1p-130f, 0x1p10f, 0x1p-100f, 0x1p-30f, 0.0f, 0.0f};
-  GpuBuffer b = d_.create_buffer(sizeof in, diags);
-  if (!b) return false;
-  d_.upload(b, {reinterpret_cast<const std::uint8_t*>(in), sizeof in});
-  auto p = d_.pipeline(wgsl, diags);
-  if (!p) return false;
-  BufferRange r{&b, 0, 0};
-  if (!d_.dispatch(p, std::span(&r, 1), Workgroups{1, 1, 1}, diags)) return false;
-  float out[2] = {0, 0};
-  if (!d_.download(b, 16, {reinterpret_cast<std::uint8_t*>(out), 8}, diags)) return false;
-  flushes_subnormals_ = out[0] != 0x1p-120f || out[1] != 0x1p-130f;
+  const float in[6] = {0x1p-130f, 0x1p10f, 0x1p-100f, 0x1p-30f, 0.0f, 0.0f};
+  auto out = run_probe(wgsl, in, 4, 2, diags);
+  if (!out) return false;
+  flushes_subnormals_ = (*out)[0] != 0x1p-120f || (*out)[1] != 0x1p-130f;
   return true;
 }
 

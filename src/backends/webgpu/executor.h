@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backends/webgpu/device.h"
@@ -55,6 +56,10 @@ class Executor {
   bool flushes_subnormals() const { return flushes_subnormals_; }
 
  private:
+  // Runs a one-invocation probe shader on `in` (binding 0, read-write) and reads back `count`
+  // floats from element `first`; nullopt after a diagnostic.
+  std::optional<std::vector<float>> run_probe(const std::string& wgsl, std::span<const float> in, std::size_t first,
+                                              std::size_t count, DiagnosticSink& diags);
   bool run_steps(const ops::OpDef& op, const Program& prog, const std::function<const GpuBuffer*(int)>& slot_buffer,
                  DiagnosticSink& diags);
   // The program for these operand types (and the count, for a second program), generated once.
