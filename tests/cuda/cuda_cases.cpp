@@ -149,6 +149,14 @@ std::vector<Case> all_cases() {
     }
   cs.push_back({"matmul", {R(DType::f32, {3, 1, 36, 20}), R(DType::f32, {4, 20, 44})}, {}, "matmul pipelined broadcast batch"});
   cs.push_back({"matmul", {R(DType::f32, {4, 4}), R(DType::f32, {4, 4})}, {}, "matmul pipelined 4x4x4"});
+  // K % 4 != 0 with m- and n-contiguous operands (A transposed, B plain): the pipelined path
+  // applies and its last k group is partial; digits' weight gradient x^T dh, and K = 1..3 past
+  // a group.
+  cs.push_back({"matmul", {R(DType::f32, {1497, 64}), R(DType::f32, {1497, 32})}, attrs({{"transpose_a", true}}),
+                "matmul pipelined ta=1 K=1497 (partial last group)"});
+  for (std::uint64_t K : {129, 130, 131})
+    cs.push_back({"matmul", {R(DType::f32, {K, 68}), R(DType::f32, {K, 132})}, attrs({{"transpose_a", true}}),
+                  "matmul pipelined ta=1 K=" + std::to_string(K)});
   cs.push_back({"matmul", {R(DType::f32, {300, 1000}, false), R(DType::f32, {1000, 260}, false)}, {}, "matmul K=1000"});
   cs.push_back({"matmul", {R(DType::f32, {5, 0}), R(DType::f32, {0, 7})}, {}, "matmul K=0"});
   for (DType dt : {DType::f16, DType::bf16, DType::f64})

@@ -11,6 +11,7 @@
 #include "backends/reference/memory_meter.h"
 #include "conformance/harness.h"
 #include "conformance/run_session.h"
+#include "conformance/shadow.h"
 #include "plan/memory_plan.h"
 #include "plan/size.h"
 #include "plan/split_policy.h"
@@ -32,6 +33,7 @@ struct RunArgs {
   bool json = false;
   std::string receipts = "conform";  // require | conform | ignore (conformance/exec_policy.h)
   std::uint64_t offload_threshold = 0;  // regions below this many input elements stay on the host
+  bool shadow = false;  // every region also on the reference, differing ops named (conformance/shadow.h)
 };
 
 int run(const RunArgs& a, const GlobalOptions& global) {
@@ -124,8 +126,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, placement);
   if (!session) return report(diags, sources, global);
   runtime::ComputeBackend* backend = &session->backend();
+  std::unique_ptr<conformance::ShadowComputeBackend> shadow;
+  if (a.shadow) shadow = std::make_unique<conformance::ShadowComputeBackend>(*backend, *op_backend, *tier);
   runtime::ExecOptions eo;
-  eo.backend = backend;
+  eo.backend = shadow ? shadow.get() : backend;
   eo.base_dir = std::filesystem::path(a.file).parent_path().string();
   // Data files the program reads by a relative path: next to the program, else in the
   // --data-dir folders, else in those of RUNG_DATA_PATH (':'-separated).
@@ -207,6 +211,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
                 entry.c_str(), tier_name.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
+    if (shadow) std::printf("%s\n", shadow->summary_line().c_str());
     if (const auto& t = session->record().transfers)  // a device backend: what crossed the bus (kept in the record)
       std::printf("transfers    to device %llu bytes in %llu uploads, from device %llu bytes in %llu downloads\n",
                   static_cast<unsigned long long>(t->to_device_bytes), static_cast<unsigned long long>(t->uploads),
@@ -256,6 +261,13 @@ int run(const RunArgs& a, const GlobalOptions& global) {
                      {"tier", tier_name}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem},
                      {"record", record_id}, {"record_details", session->record().to_json()}};
     if (!repro.empty()) j["reproducibility"] = repro;
+    if (shadow) {
+      nlohmann::json jf = nlohmann::json::array();
+      for (const auto& f : shadow->summary().findings)
+        jf.push_back({{"region", f.region}, {"execution", f.execution}, {"output", f.output}, {"nodes", f.nodes}});
+      j["shadow"] = {{"regions_checked", shadow->summary().regions_checked},
+                     {"regions_differing", shadow->summary().regions_differing}, {"findings", jf}};
+    }
     std::cout << j.dump(2) << "\n";
   }
   return report(diags, sources, global);
@@ -285,6 +297,9 @@ RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hash
                    ->check(CLI::IsMember({"require", "conform", "ignore"}))->capture_default_str();
                sub.add_option("--offload-threshold", a->offload_threshold,
                               "regions with fewer input elements run on the host instead of a GPU backend (0: off)");
+               sub.add_flag("--shadow", a->shadow,
+                            "also run every region on the reference with the same inputs and name the ops whose results differ "
+                            "(slow: a diagnosis of why a device disagrees)");
                return [a, &global] { return run(*a, global); };
              });
 

@@ -206,7 +206,9 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
     }
     // 4 k steps from the stage's shared tiles, in k order. A k-contiguous operand is read as
     // float4 over the 4 steps up front; a row-contiguous one as float4 over 4 rows per step.
-    auto group4 = [&](const float* as, const float* bs, int g) {
+    // `steps` < 4 only in a last k group of K % 4 != 0 (m- and n-contiguous operands only:
+    // a k-contiguous one needs K % 4 == 0 to apply).
+    auto group4 = [&](const float* as, const float* bs, int g, int steps) {
       float fa4[AK ? TM : 1][4], fb4[BK1 ? TN : 1][4];
       if constexpr (AK) {
 #pragma unroll
@@ -224,6 +226,7 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
       }
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
+        if (kk >= steps) break;
         float fa[TM], fb[TN];
 #pragma unroll
         for (int i = 0; i < TM; i += (AK ? 1 : 4)) {
@@ -259,8 +262,9 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
       float* an = As + (nt % ST) * OpA::ELEMS;
       float* bn = Bs + (nt % ST) * OpB::ELEMS;
       std::uint64_t k0 = static_cast<std::uint64_t>(kt) * BK;
-      // The last tile runs only its valid steps (K % 4 == 0 here, so whole groups): a padded
-      // step fma(0, b, acc) would turn an accumulator of -0 into +0.
+      // The last tile runs only its valid steps, a partial last group included: a padded
+      // step fma(0, b, acc) would turn an accumulator of -0 into +0, and a dropped one loses
+      // a term (K = 1497 lost k = 1496 before this was handled).
       if (nt < ktiles) {
         a.begin(an, nt, m.K);
         b.begin(bn, nt, m.K);
@@ -268,10 +272,11 @@ __global__ void __launch_bounds__(C::NT, C::MINB)
       cp_commit();
       if (k0 + BK <= m.K) {
 #pragma unroll
-        for (int g = 0; g < BK / 4; ++g) group4(as, bs, g);
+        for (int g = 0; g < BK / 4; ++g) group4(as, bs, g, 4);
       } else {
-        int groups = static_cast<int>((m.K - k0) / 4);
-        for (int g = 0; g < groups; ++g) group4(as, bs, g);
+        int groups = static_cast<int>((m.K - k0) / 4), rest = static_cast<int>((m.K - k0) % 4);
+        for (int g = 0; g < groups; ++g) group4(as, bs, g, 4);
+        if (rest) group4(as, bs, groups, rest);
       }
       // Register-staged operands of tile nt go to their stage (free since this iteration's
       // barrier; read after a later one).
