@@ -8,7 +8,8 @@
 # a fact of the profile), transformer_block on cpu and on cuda with --receipts=require (the
 # receipts just minted must be found for this device profile), the examples built with -O
 # on the reference and cuda (scripts/fused-examples.sh), and digits training on cpu
-# and cuda. The hashes of each pair must be identical.
+# and cuda, and both again with `rung run --shadow` (each region checked against the reference
+# on the same inputs). The hashes of each pair must be identical.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(cd "${1:?usage: gpu-conform.sh BIN_DIR DATA_DIR}" && pwd)
@@ -62,5 +63,15 @@ if diff <(grep -iv "^record\|^entry\|^memory\|^transfers\|fingerprint\|blockir\|
 else
   echo "digits: printed lines differ"; status=1
 fi
+echo "== rung run --shadow on cuda: every region also on the reference with the same inputs, bit for bit =="
+shadow() {  # shadow LABEL ARGS...: the run's shadow line must say all agree
+  local label=$1; shift
+  "$BIN"/rung run "$@" --backend cuda --shadow --receipts=require > /tmp/shadow.txt 2>&1 || status=1
+  grep -A3 "A0030" /tmp/shadow.txt | head -12
+  if grep -E "^shadow .*: all agree$" /tmp/shadow.txt; then echo "$label: every region agrees with the reference"
+  else echo "$label: SHADOW DIFFERENCES (see A0030 above)"; status=1; fi
+}
+shadow transformer_block examples/transformer_block.rung
+shadow digits examples/digits.rung --entry train --data-dir "$DATA"
 echo "== gpu-conform status: $status =="
 exit $status
