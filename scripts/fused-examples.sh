@@ -35,4 +35,12 @@ if [ "$n" -gt 0 ] && diff <(grep '^output' "$W/ref.txt") <(grep '^output' "$W/de
 else
   echo "examples -O: DIFFERENT output hashes on reference and $BACKEND"; diff "$W/ref.txt" "$W/dev.txt" | head -20; status=1
 fi
+# The run record keeps the kernel generated for each fused region (format 4); a device backend
+# that generates them must list one per region of its last run.
+last=$(awk '/^record/{r=$2} END{print r}' "$W/dev.txt")
+if [ -n "$last" ]; then
+  kernels=$("$BIN"/rung record "$last" 2>&1 | grep -c '^kernel ' || true)
+  echo "examples -O: the last $BACKEND run's record lists $kernels generated kernels"
+  if [ "$BACKEND" = cuda ] && [ "$kernels" -eq 0 ]; then echo "examples -O: NO generated kernels in the cuda record"; status=1; fi
+fi
 exit $status

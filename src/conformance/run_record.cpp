@@ -10,7 +10,8 @@ namespace rung::conformance {
 namespace {
 constexpr std::string_view kMagicV1 = "rung.run_record.v1";
 constexpr std::string_view kMagicV2 = "rung.run_record.v2";
-constexpr std::string_view kMagic = "rung.run_record.v3";
+constexpr std::string_view kMagicV3 = "rung.run_record.v3";
+constexpr std::string_view kMagic = "rung.run_record.v4";
 constexpr std::string_view kTensorMagic = "rung.tensor.v1";
 constexpr std::uint64_t kMaxItems = 1 << 16;
 }  // namespace
@@ -26,7 +27,7 @@ void set_reproducibility(RunRecord& r, bool exact_capable) {
 std::vector<std::uint8_t> RunRecord::encode() const {
   CanonicalWriter w;
   const bool v2 = format >= 2;
-  w.str(format >= 3 ? kMagic : v2 ? kMagicV2 : kMagicV1);
+  w.str(format >= 4 ? kMagic : format == 3 ? kMagicV3 : v2 ? kMagicV2 : kMagicV1);
   w.str(date);
   w.str(program_path);
   w.hash(program_hash);
@@ -93,6 +94,13 @@ std::vector<std::uint8_t> RunRecord::encode() const {
       w.u64(transfers->downloads);
     }
   }
+  if (format >= 4) {
+    w.u64(generated_kernels.size());
+    for (const auto& [region, kernel] : generated_kernels) {
+      w.str(region);
+      w.str(kernel);
+    }
+  }
   return w.take();
 }
 
@@ -106,10 +114,10 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
   std::string magic;
   std::uint64_t n;
   std::uint8_t flag;
-  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV2 && magic != kMagicV1))
-    return bad("not a run record (" + std::string(kMagic) + ", " + std::string(kMagicV2) + " or " + std::string(kMagicV1) +
-               " expected)");
-  x.format = magic == kMagic ? 3 : magic == kMagicV2 ? 2 : 1;
+  if (!read_str(r, magic) || (magic != kMagic && magic != kMagicV3 && magic != kMagicV2 && magic != kMagicV1))
+    return bad("not a run record (" + std::string(kMagic) + ", " + std::string(kMagicV3) + ", " + std::string(kMagicV2) +
+               " or " + std::string(kMagicV1) + " expected)");
+  x.format = magic == kMagic ? 4 : magic == kMagicV3 ? 3 : magic == kMagicV2 ? 2 : 1;
   if (!read_str(r, x.date) || !read_str(r, x.program_path) || !r.hash(x.program_hash) || !read_str(r, x.entry) ||
       !read_str(r, x.tier_option) || !read_str(r, x.tolerance_option))
     return bad("truncated header");
@@ -178,6 +186,14 @@ std::optional<RunRecord> RunRecord::decode(std::span<const std::uint8_t> bytes, 
       x.transfers = t;
     }
   }
+  if (x.format >= 4) {
+    if (!r.u64(n) || n > kMaxItems) return bad("bad generated kernel count");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::string region, kernel;
+      if (!read_str(r, region) || !read_str(r, kernel)) return bad("truncated generated kernel");
+      if (!x.generated_kernels.emplace(std::move(region), std::move(kernel)).second) return bad("a region's generated kernel listed twice");
+    }
+  }
   if (!r.at_end()) return bad("trailing bytes");
   return x;
 }
@@ -209,7 +225,8 @@ nlohmann::json RunRecord::to_json() const {
                                                    {"from_device_bytes", transfers->from_device_bytes},
                                                    {"uploads", transfers->uploads},
                                                    {"downloads", transfers->downloads}}
-                                  : nlohmann::json(nullptr)}};
+                                  : nlohmann::json(nullptr)},
+          {"generated_kernels", generated_kernels}};
 }
 
 std::string RunRecord::to_text() const {
@@ -242,6 +259,8 @@ std::string RunRecord::to_text() const {
                           std::to_string(transfers->downloads) + " downloads");
   else if (format < 3)
     line("transfers", "not kept (record format " + std::to_string(format) + ")");
+  for (const auto& [region, kernel] : generated_kernels) line("kernel", region + " -> " + kernel);
+  if (format < 4) line("kernels", "generated kernels not kept (record format " + std::to_string(format) + ")");
   line("replay", replayable ? "replayable (bit for bit)" : "convergent (class " + convergence_class + ")");
   return s;
 }

@@ -6,6 +6,7 @@
 // compares within the class.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -66,10 +67,15 @@ struct RunRecord {
   // Format 3 on: the device backend's host <-> device transfers during the run (absent for
   // backends that compute in host memory).
   std::optional<runtime::TransferCounts> transfers;
+  // Format 4 on: kernels the backend generated for fused regions during the run (region ->
+  // the kernel's identity, a hash of its source; or "op by op: <why>" where a region ran node
+  // by node). Empty for backends that generate none (reference, cpu).
+  std::map<std::string, std::string> generated_kernels;
   // 1: records written before run options and read files were kept (decoded as such, their
-  // id unchanged; the format-2 fields stay empty); 2: before transfers were kept. New records
-  // are format 3. Older records re-encode to their own bytes (same id).
-  int format = 3;
+  // id unchanged; the format-2 fields stay empty); 2: before transfers were kept; 3: before
+  // generated kernels were kept. New records are format 4. Older records re-encode to their
+  // own bytes (same id).
+  int format = 4;
 
   std::vector<std::uint8_t> encode() const;
   static std::optional<RunRecord> decode(std::span<const std::uint8_t> bytes, std::string& error);

@@ -90,6 +90,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   r.receipts = receipts_;
   r.decisions = policy_->decisions();
   r.transfers = backend_->transfers();
+  r.generated_kernels = backend_->generated_kernels();
   set_reproducibility(r, backend_->exact_capable());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     RecordedOutput o;

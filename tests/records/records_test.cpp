@@ -132,7 +132,7 @@ TEST(RunRecords, RunOptionsRoundTripAndFormatOneStillDecodes) {
   std::string err;
   auto back = RunRecord::decode(r.encode(), err);
   ASSERT_TRUE(back) << err;
-  EXPECT_EQ(back->format, 3);
+  EXPECT_EQ(back->format, 4);
   EXPECT_FALSE(back->transfers);
   EXPECT_EQ(back->data_dirs, r.data_dirs);
   EXPECT_EQ(back->stream_option, "256");
@@ -179,6 +179,41 @@ TEST(RunRecords, DeviceTransfersRoundTrip) {
   RunRecord other = r;
   other.transfers->downloads = 2;
   EXPECT_NE(other.id(), r.id());
+}
+
+TEST(RunRecords, GeneratedKernelsRoundTripAndFormatThreeStillDecodes) {
+  RunRecord r;
+  r.entry = "main";
+  r.transfers = runtime::TransferCounts{100, 8, 2, 1};
+  r.generated_kernels = {{"block.fused.0", "b44f769423c3d975"}, {"block.fused.3", "op by op: a dtype the generator lacks"}};
+  std::string err;
+  auto back = RunRecord::decode(r.encode(), err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->format, 4);
+  EXPECT_EQ(back->generated_kernels, r.generated_kernels);
+  EXPECT_NE(back->to_text().find("kernel      block.fused.0 -> b44f769423c3d975"), std::string::npos) << back->to_text();
+  EXPECT_EQ(back->to_json()["generated_kernels"]["block.fused.3"], "op by op: a dtype the generator lacks");
+  // Another kernel is another record: the id covers what ran.
+  RunRecord other = r;
+  other.generated_kernels["block.fused.0"] = "0000000000000000";
+  EXPECT_NE(other.id(), r.id());
+  // A format-3 record (written before generated kernels were kept) decodes, says so, and
+  // re-encodes to its own bytes (same id).
+  RunRecord three = r;
+  three.format = 3;
+  three.generated_kernels.clear();
+  auto v3 = three.encode();
+  auto back3 = RunRecord::decode(v3, err);
+  ASSERT_TRUE(back3) << err;
+  EXPECT_EQ(back3->format, 3);
+  ASSERT_TRUE(back3->transfers);
+  EXPECT_EQ(back3->encode(), v3);
+  EXPECT_NE(back3->to_text().find("not kept (record format 3)"), std::string::npos) << back3->to_text();
+  // Truncated inside the kernel list: an error, not a crash.
+  auto v4 = r.encode();
+  v4.resize(v4.size() - 5);
+  EXPECT_FALSE(RunRecord::decode(v4, err));
+  EXPECT_NE(err.find("generated kernel"), std::string::npos) << err;
 }
 
 TEST(RunRecords, ReceiptsAreConformedThenReused) {

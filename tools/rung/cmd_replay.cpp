@@ -6,8 +6,9 @@
 // passed again. Exit 1 on any mismatch.
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <unistd.h>
 
 #include "base/file_io.h"
@@ -157,6 +158,22 @@ int run(const ReplayArgs& a, const GlobalOptions& global) {
   }
   if (rec.profile.hash() != last.record.profile.hash() && !a.json)
     std::printf("note         device profile differs from the record's: %s\n", last.record.profile.to_string().c_str());
+  // Kernels generated for fused regions (format 4): a different kernel (another NVRTC, an
+  // edited generator) is worth knowing even when the outputs agree.
+  if (rec.format >= 4 && rec.generated_kernels != last.record.generated_kernels && !a.json) {
+    const auto& was = rec.generated_kernels;
+    const auto& now = last.record.generated_kernels;
+    std::set<std::string> regions;
+    for (const auto& [region, kernel] : was) regions.insert(region);
+    for (const auto& [region, kernel] : now) regions.insert(region);
+    std::size_t changed = 0;
+    for (const auto& region : regions) {
+      auto w = was.find(region), n = now.find(region);
+      changed += w == was.end() || n == now.end() || w->second != n->second;
+    }
+    std::printf("note         generated kernels differ from the record's in %zu region(s) (rung record %s lists them)\n", changed,
+                last.id ? last.id->short_hex(16).c_str() : "the replay's record");
+  }
   if (!same) diags.error("Q0022", "replay of " + id.short_hex() + " does not match the record");
   std::string summary = same ? (rec.replayable ? "bit-for-bit identical" : "within class " + rec.convergence_class) : "MISMATCH";
   if (a.json)
