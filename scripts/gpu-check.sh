@@ -40,8 +40,8 @@ else
 fi
 echo "== conformance, examples and digits: cpu vs cuda (scripts/gpu-conform.sh) =="
 RUNG_GPU_SUITE_DONE=1 scripts/gpu-conform.sh "$BIN" "$DATA" || status=1
-echo "== exact SGEMM vs cuBLAS; elementwise and a fused region vs copy =="
-"$BIN"/cuda_gemm_bench 4096 8192 || status=1
+echo "== exact SGEMM vs cuBLAS (the block's weight-gradient and score shapes, then 4096^3 and 8192^3); elementwise and a fused region vs copy =="
+"$BIN"/cuda_gemm_bench 768x3072x8192:1:0 768x768x8192:1:0 768x2304x8192:1:0 1024x1024x64:0:1:96 4096 8192 || status=1
 echo "== attention op: fused exact, composed, flash (tier fast) =="
 "$BIN"/cuda_attention_bench || status=1
 echo "== attention: PyTorch SDPA peer (same device, same session) =="

@@ -17,7 +17,7 @@ for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
 cmake --build "$build" --target "${targets[@]}"
 rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/data" "$stage/pack"
 for b in "${bins[@]}"; do strip -o "$stage/pack/$(basename "$b")" "$build/$b"; done
-tar cf - -C "$stage/pack" . | xz -T0 -6 > "$stage/bins.tar.xz"
+tar cf - -C "$stage/pack" . | xz -T0 -9 > "$stage/bins.tar.xz"
 rm -rf "$stage/pack"
 hwy=$(ldconfig -p | awk '/libhwy\.so\.1 /{print $NF; exit}')
 [[ -n "$hwy" ]] || { echo "gpu-stage: libhwy.so.1 not found (ldconfig -p)" >&2; exit 1; }

@@ -104,11 +104,13 @@ int launch_matmul_exact_variant(int variant, const void* a, const void* b, void*
 // its tile configuration from the shape. Variants, for the benchmark (every layout): 0 = the
 // shipped choice; 1 = Main, 128x128 tiles, k tiles of 64, 2 stages; 2 = Narrow, 128x64, k
 // tiles of 32, 3 stages; 3 = Main with 3 stages; 4 = 128x128, k tiles of 32, 3 stages;
-// 5 = the previous kernel (k-contiguous operands kept [row][k] in shared memory).
+// 5 = the previous kernel (k-contiguous operands kept [row][k] in shared memory); 6 = Mid,
+// 64x128; 7 = Small, 64x64; 8 = Tiny, 32x64 (k tiles of 32, 3 stages; for few outputs and a
+// long k).
 bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m);
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream s);
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream s);
-constexpr int kSgemmPipeVariants = 6;
+constexpr int kSgemmPipeVariants = 9;
 
 }  // namespace rung::cuda
 

@@ -9,6 +9,8 @@
 // Applies when every 16-byte chunk is whole and aligned (checked on the host); otherwise the
 // register-staged kernel runs. Requirements per layout: the contiguous extent and every
 // other stride divisible by 4, pointers 16-byte aligned.
+#include <algorithm>
+
 #include "backends/cuda/k_common.cuh"
 
 namespace rung::cuda {
@@ -382,16 +384,33 @@ using Main = Cfg<128, 128, 64, 32, 64, 8, 8, 2, 1>;
 using Narrow = Cfg<128, 64, 32, 64, 32, 8, 8, 3, 1>;
 using Main3 = Cfg<128, 128, 64, 32, 64, 8, 8, 3, 1>;
 using Big = Cfg<128, 128, 32, 32, 64, 8, 8, 3, 1>;
+// Smaller tiles for products with few outputs and a long k (the block's weight gradients,
+// [768 x 8192] . [8192 x 768]): more tiles keep more SMs busy where the chain forbids split-K.
+using Mid = Cfg<64, 128, 32, 32, 64, 8, 8, 3, 2>;
+using Small = Cfg<64, 64, 32, 32, 32, 4, 8, 3, 4>;
+using Tiny = Cfg<32, 64, 32, 32, 32, 4, 8, 3, 6>;
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
-// The share of the SMs' block slots a grid of `tiles` keeps busy over its waves.
-double wave_use(std::uint64_t tiles, std::uint64_t slots) {
-  std::uint64_t waves = (tiles + slots - 1) / slots;
-  return static_cast<double>(tiles) / static_cast<double>(waves * slots);
-}
-
-}  // namespace
+// A cost model for choosing the tile configuration, in units of output elements (tile area)
+// an SM works through, divided by the configuration's measured efficiency. Blocks spread
+// evenly over the SMs; an SM runs them in rounds of at most `per_sm` resident blocks, and a
+// round with fewer than 8 resident warps runs proportionally slower (latency no longer
+// hidden: a lone 4-warp block reaches half the rate). Efficiencies: TFLOP/s at 4096^3 on the
+// H200 relative to Main (bench/RESULTS.md, 2026-11-30). Fitted on the transformer block's
+// shapes: [768 x 8192] . [8192 x 768] takes Main 0.748 ms, Small 0.458, Tiny 0.441 (the model:
+// 1 : 0.60 : 0.61); [768 x 8192] . [8192 x 3072] Main 1.398, Small 1.048 (model 0.75).
+template <class C>
+double cost(const MatmulSpec& m, int sms, int per_sm, double efficiency) {
+  std::uint64_t tiles = ((m.M + C::BM - 1) / C::BM) * ((m.N + C::BN - 1) / C::BN) * m.batch.numel();
+  std::uint64_t blocks = (tiles + sms - 1) / static_cast<std::uint64_t>(sms);  // on the busiest SM
+  auto round = [&](std::uint64_t r) {
+    double warps = static_cast<double>(r) * C::NT / 32.0;
+    return static_cast<double>(r) * C::BM * C::BN / (efficiency * std::min(1.0, warps / 8.0));
+  };
+  std::uint64_t p = static_cast<std::uint64_t>(per_sm);
+  return static_cast<double>(blocks / p) * round(p) + (blocks % p ? round(blocks % p) : 0.0);
+}}  // namespace
 
 bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m) {
   auto div4 = [](std::int64_t v) { return v % 4 == 0; };
@@ -408,17 +427,20 @@ bool sgemm_pipe_applies(const void* a, const void* b, const MatmulSpec& m) {
 int launch_sgemm_pipe(const float* a, const float* b, void* c, int c_dtype, const MatmulSpec& m, Stream stream) {
   auto s = static_cast<cudaStream_t>(stream);
   if (m.N <= 64) return launch_cfg<Narrow, KT4>(a, b, c, c_dtype, m, s);
-  // Main unless its tiles fill the SMs' slots so unevenly that Narrow's (twice as many tiles,
-  // several blocks per SM, ~6% slower per flop on full waves) finishes sooner.
+  // Main unless the cost model says smaller tiles (more of them, several blocks per SM)
+  // finish sooner: grids that leave SMs idle or end in a thin last wave.
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0)
     return launch_cfg<Main, KT4>(a, b, c, c_dtype, m, s);
-  std::uint64_t batch = m.batch.numel(), tm = (m.M + 127) / 128;
-  std::uint64_t big = tm * ((m.N + 127) / 128) * batch, narrow = tm * ((m.N + 63) / 64) * batch;
-  double use_big = wave_use(big, static_cast<std::uint64_t>(sms) * blocks_per_sm_for<Main, KT4>(m));
-  double use_narrow = 0.94 * wave_use(narrow, static_cast<std::uint64_t>(sms) * blocks_per_sm_for<Narrow, KT4>(m));
-  if (use_narrow > use_big) return launch_cfg<Narrow, KT4>(a, b, c, c_dtype, m, s);
-  return launch_cfg<Main, KT4>(a, b, c, c_dtype, m, s);
+  double main = cost<Main>(m, sms, blocks_per_sm_for<Main, KT4>(m), 1.0);
+  double narrow = cost<Narrow>(m, sms, blocks_per_sm_for<Narrow, KT4>(m), 0.887);
+  double small = cost<Small>(m, sms, blocks_per_sm_for<Small, KT4>(m), 0.834);
+  double tiny = cost<Tiny>(m, sms, blocks_per_sm_for<Tiny, KT4>(m), 0.824);
+  double best = std::min({main, narrow, small, tiny});
+  if (best == main) return launch_cfg<Main, KT4>(a, b, c, c_dtype, m, s);
+  if (best == small) return launch_cfg<Small, KT4>(a, b, c, c_dtype, m, s);
+  if (best == tiny) return launch_cfg<Tiny, KT4>(a, b, c, c_dtype, m, s);
+  return launch_cfg<Narrow, KT4>(a, b, c, c_dtype, m, s);
 }
 
 int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void* c, const MatmulSpec& m, Stream stream) {
@@ -431,6 +453,9 @@ int launch_sgemm_pipe_variant(int variant, const float* a, const float* b, void*
     case 3: return launch_cfg<Main3, KT4>(a, b, c, F32, m, s);
     case 4: return launch_cfg<Big, KT4>(a, b, c, F32, m, s);
     case 5: return launch_cfg<Big, KCp>(a, b, c, F32, m, s);
+    case 6: return launch_cfg<Mid, KT4>(a, b, c, F32, m, s);
+    case 7: return launch_cfg<Small, KT4>(a, b, c, F32, m, s);
+    case 8: return launch_cfg<Tiny, KT4>(a, b, c, F32, m, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
 }
