@@ -6,10 +6,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
+#include "backends/reference/interpreter.h"
 #include "conformance/receipt.h"
 #include "cuda_cases.h"
 #include "ops/compare.h"
+#include "ir/graph/builder.h"
 #include "ops/evaluate.h"
 #include "runtime/backend_registry.h"
 
@@ -186,6 +189,50 @@ TEST(Cuda, KernelFailureIsADiagnostic) {
   std::vector<ops::HostTensor> in{cuda_test::random_tensor(DType::f32, {3, 4}, 1), cuda_test::random_tensor(DType::f32, {5, 6}, 2)};
   EXPECT_FALSE(backend->run_op(*ops::op_registry().find("matmul"), in, {}, d));
   EXPECT_TRUE(d.contains("N0011"));
+}
+
+// Copying ops after a kernel skip their canonicalising pass (the kernel's NaNs are canonical
+// already) and a reshape then shares its operand's buffer; straight from an upload they must
+// still canonicalise. A region mixes both: arguments with NaN payloads reshaped, transposed,
+// sliced, concatenated and selected, and the same after sqrt/log made NaNs on the device.
+TEST(Cuda, CopiesAfterKernelsAndAfterUploadsGiveTheReferenceBits) {
+  Graph g;
+  GraphBuilder b(g);
+  auto t = [](std::initializer_list<std::uint64_t> dims) {
+    TensorType tt;
+    tt.dtype = DType::f32;
+    for (auto d : dims) tt.shape.push_back(Dim::fixed(d));
+    return tt;
+  };
+  auto x = b.param("x", 0, t({6, 8}));
+  auto m = b.param("m", 1, TensorType{DType::boolean, {Dim::fixed(8), Dim::fixed(6)}});
+  auto made = b.op("log", {b.op("sqrt", {x}, t({6, 8}))}, t({6, 8}));  // NaNs made on the device
+  std::vector<ValueRef> results;
+  for (ValueRef v : {x, made}) {
+    auto r = b.op("reshape", {v}, t({8, 6}), {{"shape", Shape{Dim::fixed(8), Dim::fixed(6)}}});
+    auto tr = b.op("transpose", {r}, t({6, 8}), {{"perm", std::vector<std::int64_t>{1, 0}}});
+    auto sl = b.op("slice", {tr}, t({3, 8}), {{"starts", std::vector<std::int64_t>{1}}, {"ends", std::vector<std::int64_t>{4}}});
+    auto cat = b.op("concat", {sl, v}, t({9, 8}), {{"axis", std::int64_t{0}}});
+    auto w = b.op("where", {m, r, b.op("neg", {r}, t({8, 6}))}, t({8, 6}));
+    results.insert(results.end(), {r, tr, sl, cat, w});
+  }
+  RegionId region = b.region("copies", {x, m}, results);
+  auto xs = cuda_test::random_tensor(DType::f32, {6, 8}, 7);
+  for (std::uint64_t i = 0; i < 48; i += 5) xs.set_raw<std::uint32_t>(i, 0xffc00000u | static_cast<std::uint32_t>(i + 1));  // payloads
+  for (std::uint64_t i = 2; i < 48; i += 7) xs.set_raw<std::uint32_t>(i, 0xbf800000u);                                    // -1: sqrt NaN
+  auto ms = cuda_test::random_tensor(DType::boolean, {8, 6}, 8);
+  std::vector<ops::HostTensor> args{xs, ms};
+  DiagnosticSink d;
+  auto want = reference::run_region(g, region, args, d);  // (checks the graph without a GPU too)
+  ASSERT_TRUE(want) << (d.empty() ? "" : d.all()[0].message);
+  REQUIRE_GPU(backend);
+  auto got = backend->run_region(g, region, args, d);
+  ASSERT_TRUE(got) << (d.empty() ? "" : d.all()[0].message);
+  ASSERT_EQ(got->size(), want->size());
+  for (std::size_t i = 0; i < want->size(); ++i) {
+    ASSERT_EQ((*got)[i].bytes().size(), (*want)[i].bytes().size()) << "result " << i;
+    EXPECT_EQ(std::memcmp((*got)[i].bytes().data(), (*want)[i].bytes().data(), (*want)[i].bytes().size()), 0) << "result " << i;
+  }
 }
 
 }  // namespace

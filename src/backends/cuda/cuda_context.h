@@ -34,6 +34,11 @@ struct DevTensor {
   DType dtype = DType::f32;
   ops::Extents shape;
   std::shared_ptr<DevBuffer> buf;
+  // Written by a registry kernel, so every NaN in it is already the canonical one (each op
+  // stores NaNs canonically): copying ops may then move its bits without a canonicalising
+  // pass, and a reshape may share its buffer. False for uploads (arguments, constants) and
+  // for fused-call results, whose payloads nobody vouched for.
+  bool canonical_nans = false;
   std::uint64_t numel() const { return ops::element_count(shape); }
   void* data() const { return buf ? buf->ptr : nullptr; }
 };

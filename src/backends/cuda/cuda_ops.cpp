@@ -96,7 +96,7 @@ bool where(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
   return c.check(launch_where(bcast(in[0], out[0].shape), bcast(in[1], out[0].shape), bcast(in[2], out[0].shape), out[0].data(),
                               bytes, dims_of(out[0].shape), c.stream()),
                  "where kernel", d) &&
-         canonicalize(c, out[0], out[0], d);
+         ((in[1].canonical_nans && in[2].canonical_nans) || canonicalize(c, out[0], out[0], d));
 }
 
 bool cast(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
@@ -214,7 +214,7 @@ bool linear(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
 }
 
 bool reshape(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
-  if (!dtype_info(in[0].dtype).is_float) {
+  if (!dtype_info(in[0].dtype).is_float || in[0].canonical_nans) {
     out[0].buf = in[0].buf;  // values are immutable: the same bytes under a new shape
     return true;
   }
@@ -232,7 +232,7 @@ bool gather_view(Context& c, const DevTensor& x, std::int64_t base, const std::v
   int bytes = static_cast<int>(dtype_info(x.dtype).block_bytes);
   return c.check(launch_copy_strided(x.data(), base, stride.data(), y.data(), 0, ys.data(), dims_of(y.shape), bytes, c.stream()),
                  "copy kernel", d) &&
-         canonicalize(c, y, y, d);
+         (x.canonical_nans || canonicalize(c, y, y, d));
 }
 
 bool broadcast_like(Context& c, const DevTensor& x, const ops::Extents& xs, DevTensor& y, DiagnosticSink& d) {
@@ -318,7 +318,8 @@ bool concat(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d)
       return false;
     offset += static_cast<std::int64_t>(x.shape[axis]);
   }
-  return canonicalize(c, out[0], out[0], d);
+  bool canonical = std::all_of(in.begin(), in.end(), [](const DevTensor& x) { return x.canonical_nans; });
+  return canonical || canonicalize(c, out[0], out[0], d);
 }
 
 std::uint64_t one_bits(DType t) {
@@ -723,6 +724,7 @@ std::optional<std::vector<DevTensor>> run_dev(Context& ctx, const ops::OpDef& op
     outputs.push_back(std::move(*t));
   }
   if (!(*k)(ctx, inputs, typed->attrs, outputs, diags)) return std::nullopt;
+  for (auto& o : outputs) o.canonical_nans = true;  // every registry kernel stores NaNs canonically
   return outputs;
 }
 
