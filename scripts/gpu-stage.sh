@@ -19,7 +19,7 @@ rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/data" "$stage/pack"
 for b in "${bins[@]}"; do strip -o "$stage/pack/$(basename "$b")" "$build/$b"; done
 tar cf - -C "$stage/pack" . | xz -T0 -9 > "$stage/bins.tar.xz"
 rm -rf "$stage/pack"
-hwy=$(ldconfig -p | awk '/libhwy\.so\.1 /{print $NF; exit}')
+hwy=$(ldconfig -p | awk '/libhwy\.so\.1 / && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail
 [[ -n "$hwy" ]] || { echo "gpu-stage: libhwy.so.1 not found (ldconfig -p)" >&2; exit 1; }
 cp "$hwy" "$stage/bin/"
 scripts/fetch-digits.sh "$stage/data/digits.csv"
