@@ -45,7 +45,9 @@ std::string f32_lit(double v) {
   float f = static_cast<float>(v);
   if (std::isnan(f)) return "qnan()";
   if (std::isinf(f)) return f > 0 ? "pinf()" : "ninf()";
-  if (f != 0 && std::fabs(f) < 1.17549435e-38f) {  // subnormal literals: spell the bits
+  // Subnormal literals and -0 spell their bits: a literal `-0.0f` is a negated +0 that the
+  // shader compiler may fold to +0 (SwiftShader does: pad with value -0 wrote +0).
+  if ((f != 0 && std::fabs(f) < 1.17549435e-38f) || (f == 0 && std::signbit(f))) {
     char b[48];
     std::snprintf(b, sizeof b, "bitcast<f32>(0x%08xu)", std::bit_cast<std::uint32_t>(f));
     return b;
@@ -54,7 +56,6 @@ std::string f32_lit(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  if (std::signbit(f) && f == 0) s = "-0.0";
   return s + "f";
 }
 
