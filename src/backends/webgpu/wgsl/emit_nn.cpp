@@ -151,6 +151,12 @@ std::optional<Program> emit_attention(const KernelArgs& a, std::string& error) {
     error = "more than 2^24 keys";
     return std::nullopt;
   }
+  if (Sk == 0) {  // no key at all: every output is +0, as for a row with no allowed key
+    MapSpec none;
+    none.title = "no keys: every output is +0";
+    none.value_fn = "fn value(idx: u32) -> f32 { return 0.0f; }\n";
+    return map_program(a, none, error);
+  }
   Program p;
   int scratch = static_cast<int>(a.in.size() + a.out.size());
   p.scratch_words = {std::max<std::uint64_t>(B * Sq * Sk, 1)};
@@ -198,8 +204,9 @@ std::optional<Program> emit_attention(const KernelArgs& a, std::string& error) {
   m.extra_code = {probs, "fn vb(z: u32) -> u32 { return (" + broadcast_index(bv, by, "z") + ") * " + u32_lit(Sk * Dv) + "; }\n"};
   m.value_fn = "fn value(idx: u32) -> f32 {\n  let d = idx % " + u32_lit(Dv) + ";\n  let r = idx / " + u32_lit(Dv) + ";\n  let z = r / " +
                u32_lit(Sq) + ";\n  var acc = 0.0f;\n  for (var j = 0u; j < " + u32_lit(Sk) + "; j = j + 1u) {\n" +
-               "    let pj = probs[r * " + u32_lit(Sk) + " + j];\n    if (pj >= 0.0f) { acc = fma(pj, ld_v(vb(z) + j * " + u32_lit(Dv) +
+               "    let pj = probs[r * " + u32_lit(Sk) + " + j];\n    if (is_nan(pj) || pj >= 0.0f) { acc = fma(pj, ld_v(vb(z) + j * " + u32_lit(Dv) +
                " + d), acc); }\n  }\n  return acc;\n}\n";
+  m.helpers = {"is_nan"};  // a NaN probability (NaN or inf scores) is used, not taken for the -1 marker
   auto steps = map_steps(a, m, error);
   if (!steps) return std::nullopt;
   append_map(p, std::move(*steps), {scratch});
