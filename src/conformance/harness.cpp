@@ -1,10 +1,15 @@
 #include "conformance/harness.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <utility>
 
 #include "conformance/case_gen.h"
 #include "conformance/flush.h"
 #include "ops/compare.h"
+#include "ops/fp_env.h"
+#include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
 
 namespace rung::conformance {
@@ -113,6 +118,34 @@ OutputCheck check_output(const ops::HostTensor& a, const ops::HostTensor& r, ops
   return c;
 }
 
+// Writes one failing case (ConformOptions::dump_dir); true when written. A dump that cannot
+// be written is said in case.txt's absence only: the conformance verdict stands either way.
+bool dump_case(const std::string& root, const ops::OpDef& op, const std::string& dtype, std::size_t index, const Case& c,
+               const std::vector<ops::HostTensor>* got, const std::string& verdict) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(root) / (op.name + "." + dtype + ".case" + std::to_string(index));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return false;
+  // bf16 as its raw bits (u16): NumPy has no bf16 (q8_0/q4_0 operands are not written).
+  auto write = [&](const std::string& name, const ops::HostTensor& t) {
+    DiagnosticSink quiet;
+    auto bytes = npy::serialize(t, quiet, /*bf16_as_u16=*/true);
+    if (!bytes) return false;
+    std::ofstream f(dir / name, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
+    return f.good();
+  };
+  bool ok = true;
+  for (std::size_t j = 0; j < c.inputs.size(); ++j) ok &= write("in" + std::to_string(j) + ".npy", c.inputs[j]);
+  for (std::size_t k = 0; k < c.expected.size(); ++k) ok &= write("reference" + std::to_string(k) + ".npy", c.expected[k]);
+  if (got)
+    for (std::size_t k = 0; k < got->size(); ++k) ok &= write("got" + std::to_string(k) + ".npy", (*got)[k]);
+  std::ofstream txt(dir / "case.txt");
+  txt << op.name << " " << c.describe() << "\n" << verdict << "\n";
+  return ok && txt.good();
+}
+
 }  // namespace
 
 OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const ConformOptions& o) {
@@ -146,9 +179,11 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
       rep.rows.push_back(std::move(row));
       continue;
     }
+    bool dumped = false;
     auto fail = [&](std::string msg) {
-      if (row.verdict == RowVerdict::pass) row.failure = std::move(msg);
+      if (row.verdict == RowVerdict::pass) row.failure = msg;
       row.verdict = RowVerdict::fail;
+      return msg;
     };
     for (std::size_t i = 0; i < o.cases; ++i) {
       CaseRequest req{o.seed, i, dt, o.tier, o.max_elems};
@@ -169,7 +204,8 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
           if (row.unsupported.empty()) row.unsupported = first->code + " " + first->message + " (" + where + ")";
           continue;
         }
-        fail(where + ": the backend refused it: " + (first ? first->code + " " + first->message : std::string("no diagnostic")));
+        std::string msg = fail(where + ": the backend refused it: " + (first ? first->code + " " + first->message : std::string("no diagnostic")));
+        if (!o.dump_dir.empty() && !std::exchange(dumped, true)) dump_case(o.dump_dir, op, row.dtype, i, *c, nullptr, msg);
         continue;
       }
       if (got->size() != c->expected.size()) {
@@ -178,6 +214,8 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
       }
       std::optional<std::vector<ops::HostTensor>> flushed_ref;
       bool tried_flushed_ref = false;
+      std::optional<std::vector<ops::HostTensor>> ftz_ref;
+      bool tried_ftz_ref = false;
       bool case_flushed = false;
       for (std::size_t k = 0; k < got->size(); ++k) {
         const auto& a = (*got)[k];
@@ -201,6 +239,22 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
               f = check_output(absorb_subnormal_differences(a, mixed), mixed, rep.cls, rep.judged_tier, row, false);
             }
           }
+          if (!f.pass) {
+            // Intermediates flushed: the reference with every operation flushing (FTZ + DAZ).
+            // A normal result can hang on a subnormal intermediate (silu(-90) = x * e^x, e^x
+            // below the normals), or a NaN on one (sqrt of a negative subnormal).
+            if (!tried_ftz_ref) {
+              tried_ftz_ref = true;
+              ops::ScopedFlushSubnormals ftz;
+              DiagnosticSink quiet;
+              if (ftz.active()) ftz_ref = ops::evaluate(op, c->inputs, c->attrs, quiet, ops::EvalOptions{ops::Tier::prod});
+            }
+            if (ftz_ref && k < ftz_ref->size()) {
+              ops::HostTensor base = flushed_ref && k < flushed_ref->size() ? nearer_reference(a, r, (*flushed_ref)[k]) : r;
+              ops::HostTensor mixed = nearer_reference(a, base, (*ftz_ref)[k]);
+              f = check_output(absorb_subnormal_differences(a, mixed), mixed, rep.cls, rep.judged_tier, row, false);
+            }
+          }
           if (f.pass) {
             chk.pass = true;
             case_flushed = true;
@@ -210,12 +264,11 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
         row.max_ulp = std::max(row.max_ulp, chk.verdict.max_ulp);
         if (chk.pass) continue;
         std::string out = got->size() > 1 ? " output " + std::to_string(k) : "";
-        if (!chk.verdict.pass) {
-          fail(where + out + ": " + chk.verdict.summary());
-        } else {
-          fail(where + out + ": " + std::to_string(chk.differing) + " element(s) differ in their bits" +
-               (chk.payload ? " (" + std::to_string(chk.payload) + " NaN(s) with a non-canonical payload or sign)" : ""));
-        }
+        std::string msg = !chk.verdict.pass
+                              ? fail(where + out + ": " + chk.verdict.summary())
+                              : fail(where + out + ": " + std::to_string(chk.differing) + " element(s) differ in their bits" +
+                                     (chk.payload ? " (" + std::to_string(chk.payload) + " NaN(s) with a non-canonical payload or sign)" : ""));
+        if (!o.dump_dir.empty() && !std::exchange(dumped, true)) dump_case(o.dump_dir, op, row.dtype, i, *c, &*got, msg);
       }
       if (case_flushed) ++row.flushed_cases;
     }

@@ -29,6 +29,10 @@ struct ConformOptions {
   // Dtypes the backend does not claim are `unclaimed` rather than `missing` (the run-time
   // check: a program is vouched for by the dtypes the kernel covers; `rung conform` is strict).
   bool claimed_only = false;
+  // Non-empty: the first failing case of each (op, dtype) is written there to be looked at or
+  // replayed (`rung eval`): DIR/<op>.<dtype>.case<N>/ with in<j>.npy, reference<k>.npy,
+  // got<k>.npy (when the backend gave results) and case.txt (the case, attributes, verdict).
+  std::string dump_dir;
 };
 
 // unclaimed: a dtype the backend does not claim, with ConformOptions::claimed_only (not a failure).

@@ -39,6 +39,31 @@ std::string FpEnv::describe() const {
          (denormals_are_zero ? "on" : "off") + ", " + (round_to_nearest ? "round-to-nearest" : "directed rounding") + ")";
 }
 
+ScopedFlushSubnormals::ScopedFlushSubnormals() {
+#if defined(__x86_64__) || defined(__i386__)
+  saved_ = _mm_getcsr();
+  _mm_setcsr(static_cast<unsigned>(saved_) | 0x8040u);  // FTZ (bit 15) + DAZ (bit 6)
+  active_ = true;
+#elif defined(__aarch64__)
+  std::uint64_t fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  saved_ = fpcr;
+  fpcr |= std::uint64_t{1} << 24;  // FZ: inputs and results flushed
+  __asm__ volatile("msr fpcr, %0" ::"r"(fpcr));
+  active_ = true;
+#endif
+}
+
+ScopedFlushSubnormals::~ScopedFlushSubnormals() {
+  if (!active_) return;
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_setcsr(static_cast<unsigned>(saved_));
+#elif defined(__aarch64__)
+  std::uint64_t fpcr = saved_;
+  __asm__ volatile("msr fpcr, %0" ::"r"(fpcr));
+#endif
+}
+
 bool check_fp_env_for_exact(DiagnosticSink& diags) {
   FpEnv e = read_fp_env();
   if (e.ok()) return true;

@@ -25,4 +25,22 @@ FpEnv read_fp_env();
 // Reports N0001 and returns false when the environment cannot give exact results.
 bool check_fp_env_for_exact(DiagnosticSink& diags);
 
+// Flush-to-zero and denormals-are-zero on for this thread while alive (x86 MXCSR FTZ + DAZ,
+// AArch64 FPCR.FZ), restored after: how a device that flushes subnormals at every operation
+// computes (WGSL permits it). Conformance evaluates the reference so to judge such a device;
+// nothing on the exact path runs under it. `active()` is false where the architecture is not
+// known to this code (no such reading then).
+class ScopedFlushSubnormals {
+ public:
+  ScopedFlushSubnormals();
+  ~ScopedFlushSubnormals();
+  ScopedFlushSubnormals(const ScopedFlushSubnormals&) = delete;
+  ScopedFlushSubnormals& operator=(const ScopedFlushSubnormals&) = delete;
+  bool active() const { return active_; }
+
+ private:
+  bool active_ = false;
+  unsigned long long saved_ = 0;
+};
+
 }  // namespace rung::ops

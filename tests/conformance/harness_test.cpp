@@ -3,13 +3,20 @@
 // deterministic and cover the special values and edge sizes they promise.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "broken_backend.h"
 #include "conformance/case_gen.h"
 #include "conformance/op_constraints.h"
 #include "conformance/suite.h"
+#include "ops/evaluate.h"
+#include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
 
 namespace rung::conformance {
@@ -52,6 +59,40 @@ TEST(Conformance, BrokenBackendWrongKernelIsCaught) {
   const RowResult* i32 = row(r, "i32");  // integers: the flipped bit fails the exact comparison too
   ASSERT_NE(i32, nullptr);
   EXPECT_EQ(i32->verdict, RowVerdict::fail);
+}
+
+// --dump-failures: the first failing case of each row is written as .npy files that load back
+// to the very inputs and results compared, with the verdict in case.txt.
+TEST(Conformance, FirstFailingCaseOfEachRowIsDumped) {
+  testing::BrokenBackend b;
+  ConformOptions o;
+  o.cases = 8;
+  auto dir = std::filesystem::temp_directory_path() / ("rung-dump-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  o.dump_dir = dir.string();
+  OpReport r = conform_op(*ops::op_registry().find("add"), b, o);
+  ASSERT_FALSE(r.pass());
+  std::size_t f32_dirs = 0;
+  std::filesystem::path f32_case;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().rfind("add.f32.case", 0) == 0) ++f32_dirs, f32_case = e.path();
+  ASSERT_EQ(f32_dirs, 1u);  // the first failing case only
+  DiagnosticSink d;
+  SourceMap sources;
+  auto in0 = npy::load((f32_case / "in0.npy").string(), sources, d);
+  auto in1 = npy::load((f32_case / "in1.npy").string(), sources, d);
+  auto want = npy::load((f32_case / "reference0.npy").string(), sources, d);
+  auto got = npy::load((f32_case / "got0.npy").string(), sources, d);
+  ASSERT_TRUE(in0 && in1 && want && got) << (d.empty() ? "" : d.all()[0].message);
+  std::vector<ops::HostTensor> ins{*in0, *in1};
+  auto again = ops::evaluate("add", ins, {}, d);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(tensor_hash((*again)[0]), tensor_hash(*want));  // the dumped inputs give the dumped reference
+  EXPECT_NE(tensor_hash(*got), tensor_hash(*want));         // and the backend's wrong bit is kept
+  std::ifstream txt(f32_case / "case.txt");
+  std::string all((std::istreambuf_iterator<char>(txt)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find("FAIL"), std::string::npos) << all;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Conformance, BrokenBackendMissingKernelIsLoud) {

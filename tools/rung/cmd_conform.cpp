@@ -18,6 +18,7 @@ struct ConformArgs {
   std::size_t cases = 16;
   std::uint64_t seed = conformance::ConformOptions{}.seed;
   bool json = false, no_receipts = false;
+  std::string dump_failures;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -58,6 +59,7 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
   o.seed = a.seed;
   o.cases = a.cases;
   o.tier = *tier;
+  o.dump_dir = a.dump_failures;
   conformance::Store store;
   // The table streams: header first, then each op's rows as soon as that op is done (a slow
   // backend, e.g. WebGPU on SwiftShader, takes minutes over every op), flushed so a pipe sees it.
@@ -101,6 +103,8 @@ RUNG_COMMAND("conform", "Run the conformance suite for a backend against the ref
                sub.add_option("--seed", a->seed, "case generator seed")->capture_default_str();
                sub.add_flag("--no-receipts", a->no_receipts, "do not write receipts to the store");
                sub.add_flag("--json", a->json, "print the reports as JSON");
+               sub.add_option("--dump-failures", a->dump_failures,
+                              "write the first failing case of each (op, dtype) to DIR: inputs, reference and backend results as .npy");
                return [a, &global] { return run(*a, global); };
              });
 

@@ -258,12 +258,24 @@ fn sigmoid_r(x: f32) -> f32 {
   return e / (1.0f + e);
 }
 )"};
-  L["silu_r"] = {{"is_nan", "exp_r"}, R"(// silu: x / (1 + e^-x); x e^x where e^-x overflows; the limit -0 for x < -120.
+  L["silu_r"] = {{"is_nan", "exp_r", "pow2i", "div_cr"}, R"(// silu: x / (1 + e^-x); x e^x where e^-x overflows, with e^x
+// taken 2^64 times larger and the product scaled back on the bits (exp_down): e^x alone is
+// subnormal below -87.3, which a flushing device reads as 0, while x e^x stays normal down to
+// about -91.9 (silu(-90.2) = -6e-38). The limit -0 for x < -120.
 fn silu_r(x: f32) -> f32 {
   if (is_nan(x)) { return x; }
   if (x > 100.0f) { return x; }
   if (x < -120.0f) { return -0.0f; }
-  if (x < -80.0f) { return x * exp_r(x); }
+  if (x < -80.0f) {
+    let k = round(x * 1.44269504f);
+    let r = (x - k * 0.693359375f) - k * -2.12194440e-4f;
+    let p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
+              1.6666665459e-1f) * r + 5.0000001201e-1f) * r) * r + r + 1.0f;
+    let ki = i32(k);
+    let k1 = ki / 2;
+    let e64 = p * pow2i(k1) * pow2i(ki - k1 + 64);  // e^x 2^64: normal for x in [-120, -80]
+    return exp_down(x * e64, 64u);
+  }
   return x / (1.0f + exp_r(-x));
 }
 )"};
