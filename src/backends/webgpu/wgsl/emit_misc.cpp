@@ -173,18 +173,22 @@ std::optional<Program> emit_csr(const KernelArgs& a, std::string& error) {
   p.steps.push_back(v.finish(csr_validation(M, nnz, K), 1, {1, 1, 1}));
   MapSpec m;
   m.value_type = scalar_of(a.out[0].dtype);
+  // K = 0: no entry can be stored (the validation step refuses any) and nothing is read, but a
+  // constant divisor or clamp bound of 0 / -1 is a WGSL compile error: use K = 1 there.
+  const std::uint64_t Kc = std::max<std::uint64_t>(K, 1);
   if (op == "csr_to_dense") {
     m.title = "csr_to_dense: stored bits copied, +0 elsewhere";
     std::string t(wgsl_type(m.value_type));
-    m.value_fn = "fn value(o: u32) -> " + t + " {\n  let r = o / " + u32_lit(K) + ";\n  let c = i32(o % " + u32_lit(K) +
+    m.value_fn = "fn value(o: u32) -> " + t + " {\n  let r = o / " + u32_lit(Kc) + ";\n  let c = i32(o % " + u32_lit(Kc) +
                  ");\n  for (var p = ld_indptr(r); p < ld_indptr(r + 1u); p = p + 1) {\n    if (ld_indices(u32(p)) == c) { return ld_values(u32(p)); }\n  }\n  return " +
                  std::string(m.value_type == Scalar::f32 ? "0.0f" : m.value_type == Scalar::i32 ? "0" : "0u") + ";\n}\n";
   } else {
     m.title = op == "csr_matmul" ? "SpMM: per output the fma chain over the row's stored entries" : "SpMV: per row the fma chain";
     std::string dense = op == "csr_matmul" ? "b" : "x";
-    m.value_fn = "fn value(o: u32) -> f32 {\n  let r = o / " + u32_lit(N) + ";\n  let j = o % " + u32_lit(N) +
+    const std::uint64_t Nc = std::max<std::uint64_t>(N, 1);  // N = 0: no output, but no constant divisor of 0 either
+    m.value_fn = "fn value(o: u32) -> f32 {\n  let r = o / " + u32_lit(Nc) + ";\n  let j = o % " + u32_lit(Nc) +
                  ";\n  var acc = 0.0f;\n  for (var p = ld_indptr(r); p < ld_indptr(r + 1u); p = p + 1) {\n" +
-                 "    let c = u32(clamp(ld_indices(u32(p)), 0, " + i32_lit(static_cast<std::int64_t>(K) - 1) + "));\n" +
+                 "    let c = u32(clamp(ld_indices(u32(p)), 0, " + i32_lit(static_cast<std::int64_t>(Kc) - 1) + "));\n" +
                  "    acc = fma(ld_values(u32(p)), ld_" + dense + "(c * " + u32_lit(N) + " + j), acc);\n  }\n  return acc;\n}\n";
   }
   auto st = map_steps(a, m, error);
