@@ -3,11 +3,14 @@
 // canonical sum, probabilities into scratch; then the p·v chains), cross_entropy and mse
 // (row losses in f32 scratch, then the canonical sum). Each follows the reference's steps in
 // order (src/ops/kernels_*.cpp).
+#include <bit>
 #include <cmath>
+#include <cstdio>
 
 #include "backends/webgpu/wgsl/emit_map.h"
 #include "backends/webgpu/wgsl/generator.h"
 #include "backends/webgpu/wgsl/tree.h"
+#include "ops/numerics/special.h"
 
 namespace rung::webgpu {
 namespace {
@@ -112,21 +115,29 @@ std::optional<Program> emit_rope(const KernelArgs& a, std::string& error) {
   bool inter = a.attrs.string("layout") == "interleaved";
   MapSpec m;
   m.title = std::string("rope (") + (inter ? "interleaved" : "half") + " pairs)";
-  m.helpers = {"exp_r", "sincos_r", "df"};
+  m.helpers = {"sincos_r"};
   m.aligned = {0};
-  m.comments = {"inv = pow(base, -((2p) / D)); theta = f32(pos) * inv; a' = a c - b s; b' = a s + b c"};
+  m.comments = {"inv = pow(base, -((2p) / D)) from the host (the reference's values); theta = f32(pos) * inv; a' = a c - b s; b' = a s + b c"};
   std::string pos = a.in.size() > 1 ? "f32(ld_positions(s))" : "f32(s)";
   std::string f = "fn value(i: u32) -> f32 {\n  let q = i % " + u32_lit(D) + ";\n  let row = i - q;\n  let s = (i / " + u32_lit(D) +
                   ") % " + u32_lit(S) + ";\n";
   if (inter) f += "  let p = q / 2u;\n  let second = (q % 2u) == 1u;\n  let ia = row + 2u * p;\n  let ib = ia + 1u;\n";
   else f += "  let p = q % " + u32_lit(half) + ";\n  let second = q >= " + u32_lit(half) + ";\n  let ia = row + p;\n  let ib = ia + " + u32_lit(half) + ";\n";
-  // inv = base^y = e^(y ln base), y = -(2p / D) in f32 as the reference; y ln(base) in double-f32.
-  double lnb = std::log(static_cast<double>(static_cast<float>(a.attrs.real("base"))));
-  float lhi = static_cast<float>(lnb), llo = static_cast<float>(lnb - static_cast<double>(lhi));
-  f += "  let y = -(f32(2u * p) / " + f32_lit(static_cast<double>(D)) + ");\n";
-  f += "  let t = df_mul(vec2f(y, 0.0f), vec2f(" + f32_lit(lhi) + ", " + f32_lit(llo) + "));  // ln(base) as hi + lo\n";
-  f += "  let inv = exp_r(t.x) * (1.0f + t.y);\n";
-  f += "  let theta = " + pos + " * inv;\n  let c = sincos_r(theta, true);\n  let sn = sincos_r(theta, false);\n";
+  // inv = pow(base, -(2p / D)) depends on attributes and the static D only: the reference's
+  // own f32 values, computed here and written as bits. theta = pos * inv multiplies a position
+  // of up to 65535 by inv, so one ulp of inv computed on the device moved the result by up to
+  // 5e-4 (261 ulp at base 1e6).
+  float base = static_cast<float>(a.attrs.real("base")), df = static_cast<float>(D);
+  std::string table = "var<private> INV: array<f32, " + u32_lit(std::max<std::uint64_t>(half, 1)) + "> = array<f32, " +
+                      u32_lit(std::max<std::uint64_t>(half, 1)) + ">(";
+  for (std::uint64_t j = 0; j < std::max<std::uint64_t>(half, 1); ++j) {
+    float inv = num::pow_f32(base, -(static_cast<float>(2 * j) / df));
+    char bits[40];
+    std::snprintf(bits, sizeof bits, "bitcast<f32>(0x%08xu)", std::bit_cast<std::uint32_t>(inv));
+    table += (j ? ", " : "") + std::string(bits);
+  }
+  m.extra_code = {table + ");\n"};
+  f += "  let theta = " + pos + " * INV[p];\n  let c = sincos_r(theta, true);\n  let sn = sincos_r(theta, false);\n";
   f += "  let va = ld_x(ia);\n  let vb = ld_x(ib);\n  if (second) { return va * sn + vb * c; }\n  return va * c - vb * sn;\n}\n";
   m.value_fn = f;
   if (a.out[0].numel() * 4 > a.caps.max_binding) {
