@@ -96,17 +96,27 @@ fn pow2i(k: i32) -> f32 { return bitcast<f32>(u32(k + 127) << 23u); }
 )"};
   L["exp_r"] = {{"is_nan", "pow2i"}, R"(// exp: k = rne(x log2 e), r = x - k ln2 (ln2 in two parts, k*hi exact), degree-7
 // polynomial, scaled by 2^k in two exact steps (keeps subnormal results).
-fn exp_r(x: f32) -> f32 {
-  if (is_nan(x)) { return x; }
-  if (x > 88.7228394f) { return bitcast<f32>(0x7f800000u); }
-  if (x < -103.972084f) { return 0.0f; }
+// e^x = p 2^k (p in [0.7, 1.42], k an integer as f32), for |x| < 104: callers that must not
+// round or flush e^x itself (silu, pow near the overflow) scale p themselves.
+fn exp_pk(x: f32) -> vec2f {
   let k = round(x * 1.44269504f);
   let r = (x - k * 0.693359375f) - k * -2.12194440e-4f;
   let p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
             1.6666665459e-1f) * r + 5.0000001201e-1f) * r) * r + r + 1.0f;
+  return vec2f(p, k);
+}
+// p 2^k in two exact steps (keeps subnormal results where the device does).
+fn scale_pk(p: f32, k: f32) -> f32 {
   let ki = i32(k);
   let k1 = ki / 2;
   return p * pow2i(k1) * pow2i(ki - k1);
+}
+fn exp_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  if (x > 88.7228394f) { return bitcast<f32>(0x7f800000u); }
+  if (x < -103.972084f) { return 0.0f; }
+  let pk = exp_pk(x);
+  return scale_pk(pk.x, pk.y);
 }
 )"};
   L["log_r"] = {{"is_nan"}, R"(// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(1 + f) by a degree-9 polynomial,
@@ -258,7 +268,7 @@ fn sigmoid_r(x: f32) -> f32 {
   return e / (1.0f + e);
 }
 )"};
-  L["silu_r"] = {{"is_nan", "exp_r", "pow2i", "div_cr"}, R"(// silu: x / (1 + e^-x); x e^x where e^-x overflows, with e^x
+  L["silu_r"] = {{"is_nan", "exp_r", "div_cr"}, R"(// silu: x / (1 + e^-x); x e^x where e^-x overflows, with e^x
 // taken 2^64 times larger and the product scaled back on the bits (exp_down): e^x alone is
 // subnormal below -87.3, which a flushing device reads as 0, while x e^x stays normal down to
 // about -91.9 (silu(-90.2) = -6e-38). The limit -0 for x < -120.
@@ -267,13 +277,8 @@ fn silu_r(x: f32) -> f32 {
   if (x > 100.0f) { return x; }
   if (x < -120.0f) { return -0.0f; }
   if (x < -80.0f) {
-    let k = round(x * 1.44269504f);
-    let r = (x - k * 0.693359375f) - k * -2.12194440e-4f;
-    let p = ((((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
-              1.6666665459e-1f) * r + 5.0000001201e-1f) * r) * r + r + 1.0f;
-    let ki = i32(k);
-    let k1 = ki / 2;
-    let e64 = p * pow2i(k1) * pow2i(ki - k1 + 64);  // e^x 2^64: normal for x in [-120, -80]
+    let pk = exp_pk(x);
+    let e64 = scale_pk(pk.x, pk.y + 64.0f);  // e^x 2^64: normal for x in [-120, -80]
     return exp_down(x * e64, 64u);
   }
   return x / (1.0f + exp_r(-x));
@@ -439,8 +444,10 @@ fn pow_r(x: f32, y: f32) -> f32 {
   if (t0 > 90.0f) { r = inf; } else if (t0 < -105.0f) { r = 0.0f; } else {
     let t = df_mul(vec2f(y, 0.0f), l);
     if (t.x > 89.0f) { r = inf; } else if (t.x < -104.0f) { r = 0.0f; } else {
-      let e = exp_r(t.x);
-      r = e + e * t.y;
+      // e^(t.x + t.y) = p (1 + t.y) 2^k: the low part goes in before the scaling, so a
+      // result just below the overflow (pow(FLT_MAX, 1)) is not inf + inf * (negative) = NaN.
+      let pk = exp_pk(t.x);
+      r = scale_pk(pk.x + pk.x * t.y, pk.y);
     }
   }
   return select(r, -r, x < 0.0f && odd);
