@@ -2,6 +2,8 @@
 // print a per-(op, dtype) table; passing ops mint receipts in the store ($RUNG_HOME).
 // Exit 1 when any op fails or lacks a kernel.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 
@@ -51,6 +53,14 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
     else d.note("`rung ops` lists every op");
   }
   if (!a.ops.empty() && selected.empty() && !diags.has_errors()) diags.error("F0001", "--ops names no op");
+  if (!a.dump_failures.empty()) {  // made (and checked writable) before minutes of conformance, not after
+    std::error_code ec;
+    std::filesystem::create_directories(a.dump_failures, ec);
+    std::string probe = (std::filesystem::path(a.dump_failures) / ".rung-write-test").string();
+    bool writable = !ec && std::ofstream(probe).good();
+    std::filesystem::remove(probe, ec);
+    if (!writable) diags.error("F0002", "--dump-failures: cannot write to `" + a.dump_failures + "`");
+  }
   if (diags.has_errors()) return report(diags, SourceMap{}, global);
   auto backend = runtime::backend_registry().create(a.backend, *tier, diags);
   if (!backend) return report(diags, SourceMap{}, global);
