@@ -30,4 +30,13 @@ done
 # (a count, not `ls | grep -q`: under pipefail grep's early exit can fail ls with SIGPIPE)
 receipts=$(find "$RUNG_HOME" -path '*receipts*' -type f | wc -l)
 [[ "$receipts" -ge 85 ]] || { echo "FAIL: $receipts receipts minted, expected one per op" >&2; exit 1; }
+# --dump-failures into a folder that cannot be written: F0002 before anything runs, exit 1;
+# into a writable one with nothing failing: the folder stays empty.
+set +e
+"$rung" conform --backend cpu --ops add --cases 2 --no-receipts --dump-failures /proc/rung-nope > "$RUNG_HOME/dump.txt" 2>&1
+rc=$?
+set -e
+[[ $rc == 1 ]] && grep -F 'error[F0002]' "$RUNG_HOME/dump.txt" > /dev/null || { echo "FAIL: --dump-failures to /proc: rc $rc, no F0002" >&2; cat "$RUNG_HOME/dump.txt" >&2; exit 1; }
+"$rung" conform --backend cpu --ops add --cases 2 --no-receipts --dump-failures "$RUNG_HOME/dumps" > /dev/null
+[[ -z "$(ls -A "$RUNG_HOME/dumps")" ]] || { echo "FAIL: a passing suite dumped cases" >&2; exit 1; }
 echo "conform cpu: every op bit-identical to the reference at 1 and 2 threads (digest $d_ref), $receipts receipts"
