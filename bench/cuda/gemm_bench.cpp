@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/dense_matmul_spec.h"
 #include "backends/cuda/device_api.h"
 #include "backends/cuda/fused_module.h"
 #include "ir/graph/builder.h"
@@ -88,16 +89,7 @@ static void shape_sweep(cublasHandle_t h, cudaStream_t s, const char* arg) {
   CK(cudaMalloc(&c, ec * 4));
   CK(cudaMemcpy(a, ha.data(), ea * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(b, hb.data(), eb * 4, cudaMemcpyHostToDevice));
-  cuda::MatmulSpec m;
-  m.M = M, m.N = N, m.K = K;
-  m.a_rs = ta ? 1 : static_cast<std::int64_t>(K);
-  m.a_ks = ta ? static_cast<std::int64_t>(M) : 1;
-  m.b_ks = tb ? 1 : static_cast<std::int64_t>(N);
-  m.b_cs = tb ? static_cast<std::int64_t>(K) : 1;
-  m.batch.rank = batch > 1 ? 1 : 0;
-  m.batch.ext[0] = batch;
-  m.a_bs[0] = static_cast<std::int64_t>(M * K);
-  m.b_bs[0] = static_cast<std::int64_t>(K * N);
+  cuda::MatmulSpec m = cuda::dense_matmul_spec(M, N, K, ta, tb, batch);
   std::vector<std::array<std::uint64_t, 3>> pos;
   std::vector<float> want;
   for (int k = 0; k < 64; ++k) {
@@ -197,13 +189,7 @@ int main(int argc, char** argv) {
       for (std::uint64_t i = 0; i < e; ++i) t[i] = to_bf16(hb[i]);
       CK(cudaMemcpy(b16, t.data(), e * 2, cudaMemcpyHostToDevice));
     }
-    cuda::MatmulSpec m;
-    m.M = m.N = m.K = n;
-    m.a_rs = static_cast<std::int64_t>(n);
-    m.a_ks = 1;
-    m.b_ks = static_cast<std::int64_t>(n);
-    m.b_cs = 1;
-    m.batch.rank = 0;
+    cuda::MatmulSpec m = cuda::dense_matmul_spec(n, n, n, false, false);
     int reps = n >= 8192 ? 5 : 10;
     double flops = 2.0 * n * n * n;
     double t_exact = time_ms(s, reps, [&] { CK(cuda::launch_matmul_exact(a, b, 1, c, 1, m, s)); });
@@ -226,12 +212,8 @@ int main(int argc, char** argv) {
     };
     auto tflops = [&](double ms) { return flops / ms / 1e9; };
     for (int t = 0; t < 4; ++t) {
-      cuda::MatmulSpec mt = m;
       bool ta = t & 1, tb = t & 2;
-      mt.a_rs = ta ? 1 : static_cast<std::int64_t>(n);
-      mt.a_ks = ta ? static_cast<std::int64_t>(n) : 1;
-      mt.b_ks = tb ? 1 : static_cast<std::int64_t>(n);
-      mt.b_cs = tb ? static_cast<std::int64_t>(n) : 1;
+      cuda::MatmulSpec mt = cuda::dense_matmul_spec(n, n, n, ta, tb);
       for (std::size_t k = 0; k < pos.size(); ++k) {
         std::uint64_t i = pos[k].first, j = pos[k].second;
         want[k] = num::dot_chain_f32(

@@ -131,11 +131,7 @@ void dump_case(const std::string& root, const ops::OpDef& op, const std::string&
   // bf16 as its raw bits (u16): NumPy has no bf16 (q8_0/q4_0 operands are not written).
   auto write = [&](const std::string& name, const ops::HostTensor& t) {
     DiagnosticSink quiet;
-    auto bytes = npy::serialize(t, quiet, /*bf16_as_u16=*/true);
-    if (!bytes) return false;
-    std::ofstream f(dir / name, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
-    return f.good();
+    npy::save((dir / name).string(), t, quiet, /*bf16_as_u16=*/true);
   };
   for (std::size_t j = 0; j < c.inputs.size(); ++j) write("in" + std::to_string(j) + ".npy", c.inputs[j]);
   for (std::size_t k = 0; k < c.expected.size(); ++k) write("reference" + std::to_string(k) + ".npy", c.expected[k]);

@@ -4,16 +4,10 @@
 #include "backends/reference/memory_meter.h"
 #include "ops/compare.h"
 
-#include <cstring>
 
 namespace rung::conformance {
 
 namespace {
-
-bool same_bits(const ops::HostTensor& a, const ops::HostTensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.bytes().size() == b.bytes().size() &&
-         (a.bytes().empty() || std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()) == 0);
-}
 
 std::string describe_call(const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs) {
   std::string s = op.name + "(";
@@ -59,7 +53,7 @@ std::optional<std::vector<ops::HostTensor>> ShadowComputeBackend::run(const Grap
 
   std::string first_difference;
   for (std::size_t i = 0; i < got->size() && i < want->size(); ++i) {
-    if (same_bits((*got)[i], (*want)[i])) continue;
+    if ((*got)[i].identical((*want)[i])) continue;
     first_difference = "output " + std::to_string(i) + ": " +
                        ops::compare((*got)[i], (*want)[i], ops::TolClass::exact, ops::Tier::debug).summary();
     break;
@@ -106,7 +100,7 @@ std::vector<std::string> ShadowComputeBackend::drill_down(const Graph& g, Region
       return want;
     }
     for (std::size_t i = 0; i < want->size() && i < got->size(); ++i) {
-      if (same_bits((*got)[i], (*want)[i])) continue;
+      if ((*got)[i].identical((*want)[i])) continue;
       ops::Verdict v = bitwise() ? ops::compare((*got)[i], (*want)[i], ops::TolClass::exact, ops::Tier::debug)
                                  : ops::compare((*got)[i], (*want)[i], device_.agreement_class(op, tier_),
                                                 device_.agreement_tier(tier_));

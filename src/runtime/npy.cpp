@@ -227,8 +227,8 @@ std::optional<std::vector<std::uint8_t>> serialize(const ops::HostTensor& t, Dia
   return out;
 }
 
-bool save(const std::string& path, const ops::HostTensor& t, DiagnosticSink& d) {
-  auto bytes = serialize(t, d);
+bool save(const std::string& path, const ops::HostTensor& t, DiagnosticSink& d, bool bf16_as_u16) {
+  auto bytes = serialize(t, d, bf16_as_u16);
   return bytes && write_file_atomic(path, *bytes, d);
 }
 

@@ -24,6 +24,6 @@ std::optional<ops::HostTensor> load(const std::string& path, SourceMap& sources,
 // bf16 unless bf16_as_u16).
 std::optional<std::vector<std::uint8_t>> serialize(const ops::HostTensor& t, DiagnosticSink& diags,
                                                    bool bf16_as_u16 = false);
-bool save(const std::string& path, const ops::HostTensor& t, DiagnosticSink& diags);
+bool save(const std::string& path, const ops::HostTensor& t, DiagnosticSink& diags, bool bf16_as_u16 = false);
 
 }  // namespace rung::npy

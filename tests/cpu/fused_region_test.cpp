@@ -67,6 +67,20 @@ Fixture build(std::uint64_t n, bool spoil = false) {
   return f;
 }
 
+// `main` of `f` on the cpu backend at 1 and 2 threads (uninitialised outputs poisoned): `want`'s bits.
+void expect_cpu_gives(const std::vector<HostTensor>& want, const Fixture& f, const std::vector<HostTensor>& args,
+                      const std::string& label) {
+  for (unsigned threads : {1u, 2u}) {
+    auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = threads, .poison_uninitialized = true});
+    DiagnosticSink dc;
+    auto got = cpu->run_region(f.g, f.main, args, dc);
+    ASSERT_TRUE(got) << label << ": " << (dc.empty() ? "" : dc.all().front().message);
+    ASSERT_EQ(got->size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(want[i].identical((*got)[i])) << label << " threads=" << threads << " result " << i;
+  }
+}
+
 TEST(CpuFusedRegion, MatchesTheReferenceAcrossChunksAndThreads) {
   DiagnosticSink start;
   auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, start);
@@ -77,15 +91,7 @@ TEST(CpuFusedRegion, MatchesTheReferenceAcrossChunksAndThreads) {
     DiagnosticSink dr;
     auto want = ref->run_region(f.g, f.main, args, dr);
     ASSERT_TRUE(want) << (dr.empty() ? "" : dr.all().front().message);
-    for (unsigned threads : {1u, 2u}) {
-      auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = threads, .poison_uninitialized = true});
-      DiagnosticSink dc;
-      auto got = cpu->run_region(f.g, f.main, args, dc);
-      ASSERT_TRUE(got) << (dc.empty() ? "" : dc.all().front().message);
-      ASSERT_EQ(got->size(), want->size());
-      for (std::size_t i = 0; i < want->size(); ++i)
-        EXPECT_TRUE((*want)[i].identical((*got)[i])) << "n=" << n << " threads=" << threads << " result " << i;
-    }
+    expect_cpu_gives(*want, f, args, "n=" + std::to_string(n));
   }
 }
 
@@ -158,17 +164,8 @@ TEST(CpuFusedRegion, BroadcastOperandsMatchTheReference) {
     DiagnosticSink dr;
     auto want = ref->run_region(f.g, f.main, args, dr);
     ASSERT_TRUE(want) << (dr.empty() ? "" : dr.all().front().message);
-    for (unsigned threads : {1u, 2u}) {
-      auto cpu = make_cpu_backend(ops::Tier::debug, {.threads = threads, .poison_uninitialized = true});
-      DiagnosticSink dc;
-      auto got = cpu->run_region(f.g, f.main, args, dc);
-      ASSERT_TRUE(got) << ops::extents_to_string(k.E) << ": " << (dc.empty() ? "" : dc.all().front().message);
-      ASSERT_EQ(got->size(), want->size());
-      for (std::size_t i = 0; i < want->size(); ++i)
-        EXPECT_TRUE((*want)[i].identical((*got)[i]))
-            << ops::extents_to_string(k.E) << " b " << ops::extents_to_string(k.b) << " c " << ops::extents_to_string(k.c)
-            << " threads=" << threads << " result " << i;
-    }
+    expect_cpu_gives(*want, f, args,
+                     ops::extents_to_string(k.E) + " b " + ops::extents_to_string(k.b) + " c " + ops::extents_to_string(k.c));
   }
 }
 

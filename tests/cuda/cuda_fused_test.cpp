@@ -391,23 +391,30 @@ TEST(CudaFused, ChainsAtOddSizesMatchTheCpu) {
 
 // Through the backend: `rung run --backend cuda` takes this path; the region's results must
 // be the reference's.
-TEST(CudaFused, BackendRunRegionGivesTheReferenceBits) {
-  REQUIRE_NVRTC();
+// `main` of `b` through the cuda backend's run_region, as `rung run --backend cuda` runs it:
+// the reference's bits, and the fused call as one kernel (no U0005). Skips without a device.
+void expect_backend_gives_reference_bits(const Built& b, const std::vector<HostTensor>& args) {
   DiagnosticSink d;
   auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d);
   if (!cuda_backend) GTEST_SKIP() << "no CUDA device";
   auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, d);
   ASSERT_TRUE(ref);
-  std::uint64_t n = 4099;
-  auto b = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, n, mixed_chain());
-  std::vector<HostTensor> args{values(DType::f32, false, n, 1), values(DType::f32, false, n, 2), values(DType::f32, true, n, 3)};
-  auto want = ref->run_region(b->g, b->main, args, d);
+  auto want = ref->run_region(b.g, b.main, args, d);
   ASSERT_TRUE(want);
-  auto got = cuda_backend->run_region(b->g, b->main, args, d);
+  auto got = cuda_backend->run_region(b.g, b.main, args, d);
   ASSERT_TRUE(got) << (d.empty() ? "" : d.all()[0].message);
   ASSERT_EQ(got->size(), want->size());
   for (std::size_t k = 0; k < got->size(); ++k) EXPECT_TRUE((*got)[k].identical((*want)[k])) << "result " << k;
   EXPECT_FALSE(d.contains("U0005")) << "the region ran op by op";
+}
+
+TEST(CudaFused, BackendRunRegionGivesTheReferenceBits) {
+  REQUIRE_NVRTC();
+  std::uint64_t n = 4099;
+  auto b = build({{DType::f32, false}, {DType::f32, false}, {DType::f32, true}}, n, mixed_chain());
+  ASSERT_TRUE(b);
+  expect_backend_gives_reference_bits(
+      *b, {values(DType::f32, false, n, 1), values(DType::f32, false, n, 2), values(DType::f32, true, n, 3)});
 }
 
 
@@ -496,21 +503,10 @@ TEST(CudaFused, BroadcastRegionsMatchTheCpu) {
 // Through the backend with a broadcast argument: one kernel, the reference's bits, no U0005.
 TEST(CudaFused, BackendRunsABroadcastRegionAsOneKernel) {
   REQUIRE_NVRTC();
-  DiagnosticSink d;
-  auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d);
-  if (!cuda_backend) GTEST_SKIP() << "no CUDA device";
-  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, d);
-  ASSERT_TRUE(ref);
   auto b = build({{DType::f32, false, {8, 33, 1}}, {DType::f32, false, {65}}, {DType::f32, true}}, 0, mixed_chain());
-  std::vector<HostTensor> args{values(DType::f32, ops::Extents{8, 33, 1}, 1), values(DType::f32, ops::Extents{65}, 2),
-                               values(DType::f32, true, 0, 3)};
-  auto want = ref->run_region(b->g, b->main, args, d);
-  ASSERT_TRUE(want);
-  auto got = cuda_backend->run_region(b->g, b->main, args, d);
-  ASSERT_TRUE(got) << (d.empty() ? "" : d.all()[0].message);
-  ASSERT_EQ(got->size(), want->size());
-  for (std::size_t k = 0; k < got->size(); ++k) EXPECT_TRUE((*got)[k].identical((*want)[k])) << "result " << k;
-  EXPECT_FALSE(d.contains("U0005")) << "the region ran op by op";
+  ASSERT_TRUE(b);
+  expect_backend_gives_reference_bits(*b, {values(DType::f32, ops::Extents{8, 33, 1}, 1), values(DType::f32, ops::Extents{65}, 2),
+                                           values(DType::f32, true, 0, 3)});
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/dense_matmul_spec.h"
 #include "backends/cuda/device_api.h"
 #include "ops/numerics/dot.h"
 
@@ -55,16 +56,7 @@ void check_shape(std::uint64_t M, std::uint64_t N, std::uint64_t K, std::uint64_
   std::vector<float> got(batch * M * N);
   for (int t = 0; t < 4; ++t) {
     bool ta = t & 1, tb = t & 2;
-    cuda::MatmulSpec m;
-    m.M = M, m.N = N, m.K = K;
-    m.a_rs = ta ? 1 : static_cast<std::int64_t>(K);
-    m.a_ks = ta ? static_cast<std::int64_t>(M) : 1;
-    m.b_ks = tb ? 1 : static_cast<std::int64_t>(N);
-    m.b_cs = tb ? static_cast<std::int64_t>(K) : 1;
-    m.batch.rank = 1;
-    m.batch.ext[0] = batch;
-    m.a_bs[0] = static_cast<std::int64_t>(M * K);
-    m.b_bs[0] = static_cast<std::int64_t>(K * N);
+    cuda::MatmulSpec m = cuda::dense_matmul_spec(M, N, K, ta, tb, batch);
     bool k_contiguous = !ta || tb;
     if (K % 4 != 0 && k_contiguous) {
       EXPECT_FALSE(cuda::sgemm_pipe_applies(a, b, m)) << "ta=" << ta << " tb=" << tb;
