@@ -4,6 +4,7 @@
 
 #include "base/canonical.h"
 #include "conformance/codec.h"
+#include "ir/block/fingerprint.h"
 
 namespace rung::conformance {
 
@@ -215,7 +216,8 @@ nlohmann::json RunRecord::to_json() const {
   return {{"id", id().hex()}, {"date", date}, {"program", {{"path", program_path}, {"sha3", program_hash.hex()}}},
           {"entry", entry}, {"args", jargs}, {"format", format}, {"data_dirs", data_dirs}, {"stream", stream_option},
           {"binding_limit", binding_limit_option}, {"offload_threshold", offload_threshold}, {"reads", jreads},
-          {"fingerprint", fingerprint.hex()}, {"blockir", blockir.hex()},
+          {"fingerprint", block::program_fingerprint(fingerprint, blockir).hex()}, {"graph_fingerprint", fingerprint.hex()},
+          {"blockir", blockir.hex()},
           {"execplan", execplan ? nlohmann::json(execplan->hex()) : nlohmann::json(nullptr)},
           {"tier", tier}, {"tolerance", tolerance}, {"backend", backend}, {"device", profile.to_string()},
           {"device_profile_hash", profile.hash().hex()}, {"receipt_mode", receipt_mode}, {"receipts", jrec},
@@ -243,7 +245,8 @@ std::string RunRecord::to_text() const {
   if (!binding_limit_option.empty()) line("binding", binding_limit_option);
   if (offload_threshold) line("offload", std::to_string(offload_threshold) + " input elements");
   for (const auto& f : reads) line("read", f.path + "  file sha3 " + f.file_hash.short_hex(16));
-  line("fingerprint", fingerprint.hex());
+  line("fingerprint", block::program_fingerprint(fingerprint, blockir).hex());
+  line("graph", fingerprint.hex());
   line("blockir", blockir.hex());
   line("execplan", execplan ? execplan->hex() : "absent (no ExecPlan in this build)");
   line("tier", tier + (tolerance.empty() ? "" : " (tolerance " + tolerance + ")"));

@@ -53,6 +53,9 @@ struct RunRecord {
   std::string stream_option, binding_limit_option;  // as given ("" if not)
   std::uint64_t offload_threshold = 0;
   std::vector<RecordedRead> reads;
+  // The graph fingerprint and the BlockIR hash (every format has both); the program
+  // fingerprint that `rung record` shows as `fingerprint` is derived from the two
+  // (ir/block/fingerprint.h), so older records show it too and keep their ids.
   Hash256 fingerprint, blockir;
   std::optional<Hash256> execplan;  // absent until the planner provides one
   std::string tier, tolerance;      // effective

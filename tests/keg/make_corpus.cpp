@@ -5,6 +5,9 @@
 #include <fstream>
 #include <string>
 
+#include "ir/block/codec.h"
+#include "ir/block/keg_program.h"
+#include "ir/block/samples.h"
 #include "ir/graph/keg.h"
 #include "ir/graph/samples.h"
 #include "keg/keg_surgery.h"
@@ -86,6 +89,69 @@ int main(int argc, char** argv) {
   save(dir, "K0020-exec-plan-frame-version.keg", edit_plan([](Bytes& b) { put_le(b, section_offset(b, K::exec_plan), 9, 4); }));
   save(dir, "K0021-exec-plan-other-graph.keg", edit_plan([](Bytes& b) { b[section_offset(b, K::exec_plan) + 4 + 7] ^= 0x40; }));
   save(dir, "G0001-node-hash-mismatch.keg", edit([](Bytes& b) { b[section_offset(b, K::nodes) + 4 + 5] ^= 1; }, true));
+
+  // The blockir section (kind 8): a program whose entry is a loop with a print.
+  const block::Program loop = block::sample_loop_program();
+  DiagnosticSink none;
+  const Bytes with_blockir = *block::write_program_keg(loop, {}, none);
+  // A blockir section as given, framed (version, hash) but not verified: for programs the
+  // writer would refuse.
+  auto raw_section = [](const block::Program& p, std::uint32_t version) {
+    CanonicalWriter w;
+    w.u32(version);
+    w.hash(p.hash());
+    block::encode_program(p, w);
+    const std::vector<KegAttachment> s{{static_cast<std::uint32_t>(K::blockir), w.take(), 0}};
+    return write_keg(p.graph, s);
+  };
+  auto edit_blockir = [&](auto&& f) {
+    Bytes b = with_blockir;
+    f(b);
+    repair_checksums(b);
+    return b;
+  };
+  const std::size_t frame = 4 + 32;
+  // Where main's first statement starts: after the program encoded with an empty body.
+  block::Program empty_body = loop;
+  empty_body.functions[0].body.clear();
+  CanonicalWriter prefix;
+  block::encode_program(empty_body, prefix);
+  const std::size_t first_stmt = frame + prefix.size();
+  save(dir, "ok-sample-loop-blockir.keg", with_blockir);
+  save(dir, "K0022-blockir-encoding-version.keg", raw_section(loop, 7));
+  save(dir, "K0022-blockir-truncated.keg", edit_blockir([](Bytes& b) {
+         put_le(b, *find_entry(b, K::blockir) + 16, section_length(b, K::blockir) - 3, 8);
+       }));
+  save(dir, "K0022-blockir-unknown-statement-kind.keg", edit_blockir([&](Bytes& b) { b[section_offset(b, K::blockir) + first_stmt] = 99; }));
+  save(dir, "K0022-blockir-statement-count-too-large.keg", edit_blockir([&](Bytes& b) {
+         put_le(b, section_offset(b, K::blockir) + first_stmt - 4, 0x7FFFFFFF, 4);
+       }));
+  // main's export flag (after module "demo", tier "debug", tolerance "exact", one function "main"): 2 is not a flag.
+  save(dir, "K0022-blockir-not-canonical.keg", edit_blockir([&](Bytes& b) { b[section_offset(b, K::blockir) + frame + 38] = 2; }));
+  {  // if true { if true { ... } } 1,025 levels deep
+    block::Program deep = loop;
+    auto& f = deep.functions[0];
+    f.slots.push_back({"c", tensor(DType::boolean, {}), false});
+    block::Stmt inner{.kind = block::StmtKind::if_else, .args = {static_cast<block::SlotId>(f.slots.size() - 1)}};
+    for (std::uint32_t i = 0; i < block::kMaxNesting; ++i) {
+      block::Stmt outer{.kind = block::StmtKind::if_else, .args = inner.args};
+      outer.body.push_back(std::move(inner));
+      inner = std::move(outer);
+    }
+    f.body.insert(f.body.begin(), std::move(inner));
+    save(dir, "K0022-blockir-nesting-too-deep.keg", raw_section(deep, block::kEncodingVersion));
+  }
+  save(dir, "K0023-blockir-hash-mismatch.keg", edit_blockir([](Bytes& b) { b[section_offset(b, K::blockir) + 4 + 9] ^= 0x20; }));
+  {  // a compute statement naming a region the graph does not have (the hash is the content's)
+    block::Program lost = loop;
+    lost.functions[0].body[2].body[0].region.bytes[0] ^= 1;
+    save(dir, "B0002-blockir-region-missing.keg", raw_section(lost, block::kEncodingVersion));
+  }
+  {  // print without the io effect
+    block::Program pure = loop;
+    pure.functions[0].effects.clear();
+    save(dir, "B0007-blockir-print-without-io.keg", raw_section(pure, block::kEncodingVersion));
+  }
   std::printf("corpus written to %s\n", dir.c_str());
   return 0;
 }

@@ -1,8 +1,10 @@
-// `rung build FILE.rung -o FILE.keg`: check and lower a rung source, then write its GraphIR
-// (every pure function is an export) as a .keg file. With -O (implied by --passes,
-// --print-after and --stats) the GraphIR goes through the pass pipeline first. With --plan
-// the memory plan of the entry function goes in as the optional exec_plan section (`rung
-// show --rung plan` reads it back).
+// `rung build FILE.rung -o FILE.keg`: check and lower a rung source, then write the whole
+// program as a .keg file: its GraphIR (every pure function is an export) and its BlockIR
+// (every function, loops, conditionals and effects included: the blockir section), so every
+// exported entry runs from the file. With -O (implied by --passes, --print-after and
+// --stats) the GraphIR goes through the pass pipeline first. With --plan the memory plan of
+// the entry function goes in as the optional exec_plan section (`rung show --rung plan`
+// reads it back).
 #include <cstdio>
 #include <filesystem>
 
@@ -10,6 +12,8 @@
 #include "command.h"
 #include "pass_pipeline_cli.h"
 #include "frontend/frontend.h"
+#include "ir/block/fingerprint.h"
+#include "ir/block/keg_program.h"
 #include "ir/graph/keg.h"
 #include "ir/graph/keg_format.h"
 #include "plan/exec_plan.h"
@@ -53,7 +57,6 @@ int run_build(const BuildArgs& a, const GlobalOptions& global) {
   auto program = frontend::compile_file(a.file, sources, diags);
   if (!program) return report(diags, sources, global);
   std::string out = a.out.empty() ? std::filesystem::path(a.file).replace_extension(".keg").string() : a.out;
-  Graph g = program->graph;
   bool optimize = a.optimize || !a.passes.empty() || !a.print_after.empty() || a.stats;
   std::vector<KegAttachment> sections;
   std::string plan_line;
@@ -67,14 +70,16 @@ int run_build(const BuildArgs& a, const GlobalOptions& global) {
     if (!section) return report(diags, sources, global);
     sections.push_back(std::move(*section));
   }
-  if (optimize && !run_pass_pipeline(g, {a.passes, a.print_after, a.stats}, diags)) return report(diags, sources, global);
-  if (write_file_atomic(out, write_keg(g, sections), diags))
-    std::printf("wrote %s  fingerprint %s  blockir %s%s\n", out.c_str(), g.fingerprint().hex().c_str(), program->hash().hex().c_str(),
-                plan_line.c_str());
+  if (optimize && !run_pass_pipeline(*program, {a.passes, a.print_after, a.stats}, diags)) return report(diags, sources, global);
+  auto bytes = block::write_program_keg(*program, sections, diags);
+  // `fingerprint` is the program's (graph and BlockIR): what `rung run` and `rung hash` print.
+  if (bytes && write_file_atomic(out, *bytes, diags))
+    std::printf("wrote %s  fingerprint %s  graph %s  blockir %s%s\n", out.c_str(), block::program_fingerprint(*program).hex().c_str(),
+                program->graph.fingerprint().hex().c_str(), program->hash().hex().c_str(), plan_line.c_str());
   return report(diags, sources, global);
 }
 
-RUNG_COMMAND("build", "Check a .rung source and write its GraphIR as a .keg file",
+RUNG_COMMAND("build", "Check a .rung source and write the program (GraphIR and BlockIR) as a .keg file",
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto a = std::make_shared<BuildArgs>();
                sub.add_option("FILE", a->file, "the .rung source")->required();

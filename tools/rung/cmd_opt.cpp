@@ -1,9 +1,12 @@
-// `rung opt`: run GraphIR passes over a .keg file, validating after every pass.
+// `rung opt`: run GraphIR passes over a .keg file, validating after every pass. A file with
+// a blockir section stays a whole program: its compute statements follow their regions.
 #include <cstdio>
 
 #include "base/file_io.h"
 #include "command.h"
 #include "pass_pipeline_cli.h"
+#include "ir/block/fingerprint.h"
+#include "ir/block/keg_program.h"
 #include "ir/graph/keg.h"
 #include "passes/pass.h"
 
@@ -31,9 +34,22 @@ int run_opt(const OptArgs& a, const GlobalOptions& global) {
   }
   auto keg = load_keg(a.file, sources, diags);
   if (!keg) return report(diags, sources, global);
+  PipelineArgs pa{a.passes, a.print_after, a.stats};
+  if (block::blockir_section(*keg)) {  // a whole program: its BlockIR follows the regions the passes rewrite
+    Graph g = std::move(keg->graph);
+    auto program = block::read_blockir(*keg, std::move(g), diags);
+    if (!program) return report(diags, sources, global);
+    Hash256 before = block::program_fingerprint(*program);
+    if (!run_pass_pipeline(*program, pa, diags) || a.out.empty()) return report(diags, sources, global);
+    auto bytes = block::write_program_keg(*program, {}, diags);
+    if (bytes && write_file_atomic(a.out, *bytes, diags))
+      std::printf("wrote %s (%zu nodes; fingerprint %s -> %s)\n", a.out.c_str(), program->graph.node_count(),
+                  before.short_hex(16).c_str(), block::program_fingerprint(*program).short_hex(16).c_str());
+    return report(diags, sources, global);
+  }
   Graph g = std::move(keg->graph);
   Hash256 before = g.fingerprint();
-  bool ok = run_pass_pipeline(g, {a.passes, a.print_after, a.stats}, diags);
+  bool ok = run_pass_pipeline(g, pa, diags);
   if (ok && !a.out.empty() && write_file_atomic(a.out, write_keg(g), diags))
     std::printf("wrote %s (%zu nodes; fingerprint %s -> %s)\n", a.out.c_str(), g.node_count(), before.short_hex(16).c_str(),
                 g.fingerprint().short_hex(16).c_str());

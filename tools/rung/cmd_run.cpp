@@ -12,6 +12,7 @@
 #include "conformance/harness.h"
 #include "conformance/run_session.h"
 #include "conformance/shadow.h"
+#include "ir/block/fingerprint.h"
 #include "plan/memory_plan.h"
 #include "plan/size.h"
 #include "plan/split_policy.h"
@@ -206,10 +207,12 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   auto record = session->close(inv, *program, *outputs, output_names, diags);
   std::string record_id = record ? record->hex() : "";
   nlohmann::json jout = nlohmann::json::array();
-  std::string fingerprint = program->graph.fingerprint().hex(), blockir = program->hash().hex();
+  // `fingerprint` is the program's (graph and BlockIR: ir/block/fingerprint.h), `graph` the GraphIR's alone.
+  std::string fingerprint = block::program_fingerprint(*program).hex(), graph_fp = program->graph.fingerprint().hex(),
+              blockir = program->hash().hex();
   if (!a.json) {
-    std::printf("fingerprint  %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(), blockir.c_str(),
-                entry.c_str(), tier_name.c_str(), backend->name().data());
+    std::printf("fingerprint  %s\ngraph        %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(),
+                graph_fp.c_str(), blockir.c_str(), entry.c_str(), tier_name.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
     if (shadow) std::printf("%s\n", shadow->summary_line().c_str());
     if (const auto& t = session->record().transfers)  // a device backend: what crossed the bus (kept in the record)
@@ -257,7 +260,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   }
   if (!a.json && record) std::printf("record       %s\n", record_id.c_str());
   if (a.json) {
-    nlohmann::json j{{"fingerprint", fingerprint}, {"blockir", blockir}, {"entry", entry},
+    nlohmann::json j{{"fingerprint", fingerprint}, {"graph_fingerprint", graph_fp}, {"blockir", blockir}, {"entry", entry},
                      {"tier", tier_name}, {"backend", backend->name()}, {"outputs", jout}, {"memory", jmem},
                      {"record", record_id}, {"record_details", session->record().to_json()}};
     if (!repro.empty()) j["reproducibility"] = repro;

@@ -33,7 +33,7 @@ int run_show(const std::string& file, const std::string& what, const GlobalOptio
         webgpu::op_kernel_text(file, types, text, diags);
       } else {
         LoadOptions lo;
-        lo.tier = "debug";
+        lo.fallback_tier = "debug";
         auto program = load_program(file, lo, sources, diags);
         if (program) webgpu::graph_kernel_text(program->graph, text, diags);
       }
@@ -46,7 +46,7 @@ int run_show(const std::string& file, const std::string& what, const GlobalOptio
     return report(diags, sources, global);
   }
   LoadOptions lo;
-  lo.tier = "debug";  // .keg files declare none; showing does not run anything
+  lo.fallback_tier = "debug";  // for .keg files that declare none; showing does not run anything
   std::vector<KegAttachment> sections;
   SourceId keg_source = kNoSource;
   lo.keg_attachments = &sections;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ir/block/from_graph.h"
+#include "ir/block/keg_program.h"
 #include "ir/graph/keg.h"
 #include "ops/signatures.h"
 #include "base/file_io.h"
@@ -10,6 +11,22 @@
 #include "frontend/frontend.h"
 
 namespace rung::cli {
+namespace {
+
+// --tier and --tolerance over what the program declares: allowed, never silent (C0016).
+void apply_overrides(block::Program& program, const LoadOptions& opts, const char* what, DiagnosticSink& diags) {
+  if (!opts.tier.empty() && opts.tier != program.determinism.tier) {
+    diags.warning("C0016", "--tier " + opts.tier + " overrides the " + what + "'s declared tier " + program.determinism.tier);
+    program.determinism.tier = opts.tier;
+  }
+  if (!opts.tolerance.empty() && opts.tolerance != program.determinism.tolerance) {
+    diags.warning("C0016", "--tolerance " + opts.tolerance + " overrides the " + what + "'s declared tolerance " +
+                               program.determinism.tolerance);
+    program.determinism.tolerance = opts.tolerance;
+  }
+}
+
+}  // namespace
 
 std::optional<block::Program> load_program(const std::string& path, const LoadOptions& opts, SourceMap& sources,
                                            DiagnosticSink& diags) {
@@ -21,13 +38,21 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
     if (!keg) return std::nullopt;
     if (opts.keg_attachments) *opts.keg_attachments = keg->attachments;
     if (opts.keg_source) *opts.keg_source = keg->source;
-    if (opts.tier.empty()) {
+    // A file `rung build` wrote carries the whole program, its declared determinism included.
+    if (block::blockir_section(*keg)) {
+      Graph g = std::move(keg->graph);
+      auto program = block::read_blockir(*keg, std::move(g), diags);
+      if (program) apply_overrides(*program, opts, "module", diags);
+      return program;
+    }
+    std::string tier = opts.tier.empty() ? opts.fallback_tier : opts.tier;
+    if (tier.empty()) {
       diags.error("C0010", "a .keg file declares no determinism tier: pass --tier debug|prod|fast")
           .note("rung never picks a tier for you; `debug` is bit-exact, `prod` deterministic within a tolerance class");
       return std::nullopt;
     }
     return block::program_from_graph(std::move(keg->graph), p.stem().string(),
-                                     {opts.tier, opts.tolerance.empty() ? std::string("exact") : opts.tolerance});
+                                     {tier, opts.tolerance.empty() ? std::string("exact") : opts.tolerance});
   }
   if (ext == ".json") {
     auto text = read_file(path, diags);
@@ -42,15 +67,7 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
   }
   if (ext == ".rung") {
     auto program = frontend::compile_file(path, sources, diags);
-    if (program && !opts.tier.empty() && opts.tier != program->determinism.tier) {
-      diags.warning("C0016", "--tier " + opts.tier + " overrides the module's declared tier " + program->determinism.tier);
-      program->determinism.tier = opts.tier;
-    }
-    if (program && !opts.tolerance.empty() && opts.tolerance != program->determinism.tolerance) {
-      diags.warning("C0016", "--tolerance " + opts.tolerance + " overrides the module's declared tolerance " +
-                                 program->determinism.tolerance);
-      program->determinism.tolerance = opts.tolerance;
-    }
+    if (program) apply_overrides(*program, opts, "module", diags);
     return program;
   }
   diags.error("C0011", "cannot load '" + path + "': expected a .rung source, a .keg file or a workflow .json document");

@@ -1,6 +1,6 @@
-// Turns whatever the user names on the command line into a BlockIR program: a .keg file
-// (its exports become functions) today; .rung sources and workflow .json documents join
-// here as the front ends land. One place, so run/plan/show all accept the same inputs.
+// Turns whatever the user names on the command line into a BlockIR program: a .rung source,
+// a workflow .json document, or a .keg file (its blockir section when it has one, else its
+// exports become functions). One place, so run/plan/show all accept the same inputs.
 #pragma once
 
 #include <optional>
@@ -15,6 +15,9 @@ namespace rung::cli {
 struct LoadOptions {
   std::string tier;       // from --tier; required where the input declares none
   std::string tolerance;  // from --tolerance
+  // Used where the input declares no tier and none was given (a .keg without BlockIR), by
+  // commands that run nothing (`rung show`); never overrides a declared tier.
+  std::string fallback_tier;
   // .keg files: where to put the optional sections the file carries (the exec plan), and
   // the file's source id (their diagnostics point into it). Null: not wanted.
   std::vector<KegAttachment>* keg_attachments = nullptr;

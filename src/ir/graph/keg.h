@@ -18,16 +18,17 @@
 
 namespace rung {
 
-// An optional section carried as opaque bytes (the exec plan: kind 7). The keg layer frames
-// and checks it (docs/keg-format.md); the layer that made the payload decodes it.
+// A section beyond the graph's six, carried as opaque bytes: the exec plan (kind 7), which
+// the keg layer frames and checks (docs/keg-format.md), and the BlockIR (kind 8), whose
+// whole content belongs to src/ir/block. The layer that made the payload decodes it.
 struct KegAttachment {
   std::uint32_t kind = 0;
   std::vector<std::uint8_t> payload;
   std::uint64_t payload_offset = 0;  // reading: where the payload starts in the file
 };
 
-// `attachments`: optional sections to add (at most one per kind, kinds > 6 that this layer
-// knows). Without them the bytes are those of format 1.0.
+// `attachments`: sections to add (at most one per kind, kinds 7 and 8). Without them the
+// bytes are those of format 1.0; with an exec plan 1.1, with BlockIR 1.2.
 std::vector<std::uint8_t> write_keg(const Graph& g, std::span<const KegAttachment> attachments = {});
 
 struct KegSection {
@@ -46,7 +47,7 @@ struct KegFile {
   std::vector<Span> node_spans;    // byte span of each node record, for diagnostics
   std::vector<Span> region_spans;
   SourceId source = kNoSource;             // the file, for diagnostics pointing into it
-  std::vector<KegAttachment> attachments;  // the optional sections this layer knows, in file order
+  std::vector<KegAttachment> attachments;  // the sections beyond the graph's that this layer knows, in file order
   const KegAttachment* attachment(std::uint32_t kind) const {
     for (const auto& a : attachments)
       if (a.kind == kind) return &a;

@@ -43,6 +43,7 @@ class Reader {
       read_exports(*by_kind[6], f);
       for (const auto& sec : f.sections)
         if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan)) read_exec_plan_frame(sec, f);
+        else if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::blockir)) keep_whole(sec, f);
     } catch (const SectionFailed&) {
       return std::nullopt;
     }
@@ -452,6 +453,16 @@ class Reader {
     std::span<const std::uint8_t> payload;
     c.r.take(c.r.remaining(), payload);
     a.payload.assign(payload.begin(), payload.end());
+    f.attachments.push_back(std::move(a));
+  }
+
+  // A section whose whole content belongs to another layer (blockir: src/ir/block decodes it).
+  void keep_whole(const KegSection& s, KegFile& f) {
+    KegAttachment a;
+    a.kind = s.kind;
+    a.payload_offset = s.offset;
+    auto b = bytes_.subspan(s.offset, s.length);
+    a.payload.assign(b.begin(), b.end());
     f.attachments.push_back(std::move(a));
   }
 

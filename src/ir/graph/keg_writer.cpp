@@ -106,13 +106,20 @@ class Writer {
     sections.emplace_back(keg::SectionKind::nodes, nodes.take());
     sections.emplace_back(keg::SectionKind::regions, regs.take());
     sections.emplace_back(keg::SectionKind::exports, exps.take());
-    for (const auto& a : attachments_) {
-      RUNG_CHECK(a.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan), "write_keg: unknown attachment kind");
+    std::vector<const KegAttachment*> extra;  // in kind order, like the six
+    for (const auto& a : attachments_) extra.push_back(&a);
+    std::sort(extra.begin(), extra.end(), [](auto* a, auto* b) { return a->kind < b->kind; });
+    for (const KegAttachment* a : extra) {
+      if (a->kind == static_cast<std::uint32_t>(keg::SectionKind::blockir)) {
+        sections.emplace_back(keg::SectionKind::blockir, a->payload);  // framed by src/ir/block
+        continue;
+      }
+      RUNG_CHECK(a->kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan), "write_keg: unknown attachment kind");
       CanonicalWriter w;
       w.u32(keg::kExecPlanFrameVersion);
       w.hash(g_.fingerprint());
-      w.raw(a.payload);
-      sections.emplace_back(static_cast<keg::SectionKind>(a.kind), w.take());
+      w.raw(a->payload);
+      sections.emplace_back(static_cast<keg::SectionKind>(a->kind), w.take());
     }
     return assemble(sections);
   }
@@ -176,7 +183,12 @@ class Writer {
     CanonicalWriter out;
     out.raw(std::span(keg::kMagic));
     out.u16(keg::kMajor);
-    out.u16(attachments_.empty() ? keg::kMinor : keg::kMinorWithExecPlan);
+    std::uint16_t minor = keg::kMinor;
+    for (const auto& [kind, data] : sections) {
+      if (kind == keg::SectionKind::exec_plan) minor = std::max(minor, keg::kMinorWithExecPlan);
+      if (kind == keg::SectionKind::blockir) minor = std::max(minor, keg::kMinorWithBlockIR);
+    }
+    out.u16(minor);
     out.u32(keg::kHeaderSize);
     out.u32(static_cast<std::uint32_t>(sections.size()));
     out.u64(keg::kHeaderSize);  // the section table follows the header
@@ -186,7 +198,7 @@ class Writer {
     for (const auto& [kind, data] : sections) {
       offset = (offset + 7) & ~std::uint64_t{7};
       out.u32(static_cast<std::uint32_t>(kind));
-      out.u32(static_cast<std::uint32_t>(kind) > keg::kRequiredKinds ? keg::kFlagOptional : 0);
+      out.u32(kind == keg::SectionKind::exec_plan ? keg::kFlagOptional : 0);
       out.u64(offset);
       out.u64(data.size());
       out.hash(sha3_256(data));
@@ -218,6 +230,7 @@ std::string_view keg::section_name(std::uint32_t kind) {
     case 5: return "regions";
     case 6: return "exports";
     case 7: return "exec_plan";
+    case 8: return "blockir";
     default: return "unknown";
   }
 }
