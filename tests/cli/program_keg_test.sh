@@ -11,6 +11,7 @@
 set -uo pipefail
 rung=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export RUNG_HOME=$tmp/home
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -77,6 +78,32 @@ j = json.load(sys.stdin)
 assert j["blockir"]["functions"] == [{"name": "main", "exported": True}], j["blockir"]
 assert j["fingerprint"] != j["graph_fingerprint"]' || bad "inspect --json: blockir"
 
+# A stored plan names the BlockIR it was made from: spliced into a file with another BlockIR
+# over the same graph (another print text, same length), `show --rung plan` refuses it.
+"$rung" build "$tmp/base.rung" -o "$tmp/base.plan.keg" --plan >/dev/null || bad "build --plan"
+"$rung" build "$tmp/text.rung" -o "$tmp/text.plan.keg" --plan >/dev/null || bad "build --plan (text)"
+"$rung" show --rung plan "$tmp/base.plan.keg" >/dev/null || bad "show --rung plan of a built file"
+python3 - "$tmp/base.plan.keg" "$tmp/text.plan.keg" "$tmp/spliced.keg" <<'PY'
+import hashlib, struct, sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+def entry(f, kind):
+    n, table = struct.unpack_from("<I", f, 12)[0], struct.unpack_from("<Q", f, 16)[0]
+    for i in range(n):
+        at = table + 56 * i
+        k, _, off, length = struct.unpack_from("<IIQQ", f, at)
+        if k == kind:
+            return at, off, length
+ea, oa, la = entry(a, 8)
+_, ob, lb = entry(b, 8)
+assert la == lb, (la, lb)
+out = bytearray(a)
+out[oa:oa + la] = b[ob:ob + lb]
+out[ea + 24:ea + 56] = hashlib.sha3_256(bytes(out[oa:oa + la])).digest()
+open(sys.argv[3], "wb").write(out)
+PY
+"$rung" show --rung plan "$tmp/spliced.keg" >/dev/null 2>"$tmp/spliced.err" && bad "show --rung plan accepted a plan made for another program"
+grep -q "error\[K0025\]" "$tmp/spliced.err" || bad "spliced plan: no K0025 ($(head -2 "$tmp/spliced.err"))"
+
 # --- .keg runs == .rung runs ----------------------------------------------------------------
 # Everything `rung run` prints but the record id (the record names the program file).
 same_run() {  # same_run LABEL FILE.rung [run args...]
@@ -106,6 +133,12 @@ with open(sys.argv[1], "w") as f:
         f.write(",".join(str(r.randrange(17)) for _ in range(64)) + "," + str(i % 10) + "\n")' "$tmp/data/digits.csv"
 same_run digits "$tmp/digits.rung" --entry train --data-dir "$tmp/data"
 grep -q '^epoch 1 loss' "$tmp/digits.keg.out" || bad "digits: the .keg run printed no epoch lines"
+# The run record is keyed on the program: `rung record` shows the fingerprint the run printed.
+id=$(awk '/^record/ {print $2}' "$tmp/jumps.keg.out")
+rec=$("$rung" record "$id" 2>&1)
+[[ $(awk '/^fingerprint/ {print $2}' <<<"$rec") == $(awk '/^fingerprint/ {print $2}' "$tmp/jumps.keg.out") ]] \
+  || bad "rung record does not show the run's program fingerprint"
+[[ $(awk '/^graph/ {print $2}' <<<"$rec") == $(awk '/^graph/ {print $2}' "$tmp/jumps.keg.out") ]] || bad "rung record: graph fingerprint"
 # The .keg declares its tier like the source: no --tier needed, and C0016 when overridden.
 grep -q "C0016" "$tmp/control-debug.keg.err" || bad "--tier over a .keg's declared tier: no C0016"
 exit $fail

@@ -3,6 +3,7 @@
 // .keg file (`rung build --plan`), its hash verified, else one planned now.
 // `--rung kernel --backend webgpu FILE|OP`: the generated WGSL of every op node of FILE
 // (static shapes), or of one OP for `--type`s.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -60,6 +61,16 @@ int run_show(const std::string& file, const std::string& what, const GlobalOptio
   if (what == "plan" && stored) {  // the plan the file carries; decoding verifies its hash
     auto sp = plan::decode_exec_plan(stored->payload, stored->payload_offset, keg_source, diags);
     if (!sp) return report(diags, sources, global);
+    // A file with its BlockIR names the program the plan must have been made for.
+    bool has_blockir = std::any_of(sections.begin(), sections.end(),
+                                   [](const KegAttachment& a) { return a.kind == static_cast<std::uint32_t>(keg::SectionKind::blockir); });
+    if (has_blockir && sp->program != program->hash()) {
+      diags.error("K0025", "section 'exec_plan' was planned for another program than the file's BlockIR")
+          .primary(Span{keg_source, static_cast<std::uint32_t>(stored->payload_offset), static_cast<std::uint32_t>(stored->payload_offset + 1)})
+          .note("planned from blockir " + sp->program.hex())
+          .note("the file's blockir  " + program->hash().hex());
+      return report(diags, sources, global);
+    }
     text = "stored in     " + file + " (section exec_plan, hash verified; planned from blockir " + sp->program.hex() + ")\n" +
            plan::dispatch_text(sp->plan) + plan::summary_text(sp->plan);
   } else if (what == "plan") {  // the ExecPlan (cpu, symbolic dims need `rung plan --dim`)

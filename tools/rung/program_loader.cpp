@@ -47,8 +47,9 @@ std::optional<block::Program> load_program(const std::string& path, const LoadOp
     }
     std::string tier = opts.tier.empty() ? opts.fallback_tier : opts.tier;
     if (tier.empty()) {
-      diags.error("C0010", "a .keg file declares no determinism tier: pass --tier debug|prod|fast")
-          .note("rung never picks a tier for you; `debug` is bit-exact, `prod` deterministic within a tolerance class");
+      diags.error("C0010", "this .keg file is a bare graph (no blockir section) and declares no determinism tier: pass --tier debug|prod|fast")
+          .note("rung never picks a tier for you; `debug` is bit-exact, `prod` deterministic within a tolerance class")
+          .note("a .keg that `rung build` writes carries its program, declared tier included");
       return std::nullopt;
     }
     return block::program_from_graph(std::move(keg->graph), p.stem().string(),
