@@ -40,6 +40,23 @@ expect() {
   echo "ok: $name (exit $rc, ${took}s)"
 }
 
+# rss_below NAME MIB -- ARGS...: `rung ARGS` peaks below MIB of resident memory (what
+# ulimit -v cannot see: rung's address space starts large, with its big stack).
+rss_below() {
+  local name=$1 mib=$2
+  shift 3
+  local kib
+  kib=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$rung" "$@")
+  if [[ -z $kib || $kib -ge $((mib * 1024)) ]]; then
+    echo "FAIL: $name: peak resident memory ${kib:-?} KiB, expected below $mib MiB"
+    fail=1
+  else
+    echo "ok: $name (peak resident $((kib / 1024)) MiB)"
+  fi
+}
+
 # The address space rung needs to start (its big stack, libraries): limits are this plus
 # what an input's size justifies.
 base_mib=1024

@@ -30,12 +30,19 @@ def kinds(n):
         "calls": lambda: HEAD + "fn g0(a: f32[4]) -> f32[4] { a }\n"
         + "".join(f"fn g{i}(a: f32[4]) -> f32[4] {{ g{i - 1}(a) }}\n" for i in range(1, n))
         + f"export fn f(a: f32[4]) -> f32[4] {{ g{n - 1}(a) }}\n",
+        # n BlockIR functions (an `if` makes each one), each calling the next
+        "block_calls": lambda: HEAD + "fn g0(a: f32[4]) -> f32[4] { a }\n"
+        + "".join(f"fn g{i}(a: f32[4]) -> f32[4] {{\n    let r = g{i - 1}(a);\n    if true {{ return r; }}\n    r\n}}\n"
+                  for i in range(1, n))
+        + f"export fn f(a: f32[4]) -> f32[4] {{\n    let r = g{n - 1}(a);\n    if true {{ return r; }}\n    r\n}}\n",
         # n nested calls in one expression
         "nested_calls": lambda: fn("exp(" * n + "a" + ")" * n),
         # an unknown name beside a declared one, both n characters long ("did you mean")
         "long_names": lambda: fn(f"let {'b' * n} = a;\n    {'c' * (n - 1) + 'd'}"),
         # n lines of garbage: one diagnostic per line, each on a long line
         "garbage": lambda: HEAD + ("fn ) ( } { ] [ " + "@ " * 200 + "\n") * n,
+        # one line of n statements that are each wrong: every diagnostic is on that line
+        "garbage_line": lambda: fn("let q = b; " * n, ret="f32[4]"),
         # a workflow whose attribute value nests n deep
         "deep_attrs": lambda: '{"format": "rung-workflow", "version": 1, "name": "w", "tier": "debug", '
         '"inputs": [{"name": "x", "type": "f32[4]"}], '

@@ -8,6 +8,11 @@ expect "3000 lines of garbage" 1 20 $((base_mib + 100)) C0099 -- check "$tmp/g.r
 size=$(stat -c %s "$tmp/stderr")
 [[ $size -lt 200000 ]] || { echo "FAIL: 3000 lines of garbage printed $size bytes of diagnostics"; fail=1; }
 expect "3000 lines of garbage, json" 1 20 $((base_mib + 100)) C0099 -- check "$tmp/g.rung" --error-format json
+# One 30 KB line with an error every 11 bytes: each error shows a window of the line.
+gen garbage_line 3000 "$tmp/l.rung"
+expect "3000 errors on one 30 KB line" 1 20 $((base_mib + 100)) C0099 -- check "$tmp/l.rung"
+size=$(stat -c %s "$tmp/stderr")
+[[ $size -lt 100000 ]] || { echo "FAIL: one 30 KB line printed $size bytes of diagnostics"; fail=1; }
 # Two 64K-character names, one unknown: the "did you mean" search is banded.
 gen long_names 65536 "$tmp/n.rung"
 expect "a 64K-character unknown name" 1 5 $base_mib E2 -- check "$tmp/n.rung"
@@ -20,3 +25,6 @@ gen npy_i64 0 "$tmp/x.npy"
 gen elseif 250 "$tmp/e.rung"
 expect "plan: 250 else-if arms" 0 20 $((base_mib + 200)) - -- plan "$tmp/e.rung"
 expect "run: 250 else-if arms" 0 20 $((base_mib + 200)) - -- run "$tmp/e.rung" --arg x="$tmp/x.npy"
+# The planner once copied the whole plan at every `if` (1000 arms: 1 GB); now a branch is
+# rolled back and re-applied, linear in the chain.
+rss_below "plan: 250 else-if arms, resident memory" 64 -- plan "$tmp/e.rung"

@@ -36,3 +36,9 @@ for cmd in check plan; do
 done
 gen deep_attrs 60 "$tmp/w.workflow.json"
 expect "check: an attribute nested 60 deep is an attribute error, not a crash" 1 20 $base_mib W0006 -- check "$tmp/w.workflow.json"
+# 2000 BlockIR functions, each calling the next: the call depth limits of the planner
+# (L0007) and of the executor (X0005) answer, no walk overflows.
+gen block_calls 2000 "$tmp/c.rung"
+expect "check: a chain of 2000 BlockIR calls" 0 20 "$(lim "$tmp/c.rung")" - -- check "$tmp/c.rung"
+expect "plan: a chain of 2000 BlockIR calls" 1 20 "$(lim "$tmp/c.rung")" L0007 -- plan "$tmp/c.rung"
+expect "run: a chain of 2000 BlockIR calls" 1 20 "$(lim "$tmp/c.rung")" X0005 -- run "$tmp/c.rung" --arg a="$tmp/a.npy"
