@@ -50,6 +50,17 @@ std::size_t scalar_count(std::string_view s) {
   return n;
 }
 
+// A source line longer than this is shown as a window around its labels, with `…` where
+// text is cut: one diagnostic on a 30 KB line must not print 30 KB (or underline it).
+constexpr std::size_t kLineWindow = 120;
+constexpr std::size_t kLeadIn = 40;  // bytes shown before the first label
+
+// Moves `pos` back to the start of the UTF-8 sequence it is inside.
+std::size_t char_start(std::string_view s, std::size_t pos) {
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+
 std::string location(const Span& span, const SourceMap& sources) {
   const SourceFile& f = sources.get(span.source);
   if (f.binary()) {
@@ -101,14 +112,23 @@ std::string render_text(const Diagnostic& d, const SourceMap& sources, const Ren
     std::string num = std::to_string(key.second);
     num.insert(0, gutter.size() - num.size(), ' ');
     out += gutter + st("1;34", " |") + "\n";
-    out += st("1;34", num + " |") + " " + std::string(text) + "\n";
     std::sort(labels.begin(), labels.end(), [](const Label* a, const Label* b) { return a->span.begin < b->span.begin; });
+    // The part of the line shown: all of it, or a window from a little before the first label.
+    std::size_t from = 0, to = text.size();
+    if (text.size() > kLineWindow) {
+      std::size_t first = std::min<std::size_t>(labels.front()->span.begin - line_begin, text.size());
+      from = char_start(text, first > kLeadIn ? first - kLeadIn : 0);
+      to = char_start(text, std::min(text.size(), from + kLineWindow));
+    }
+    std::string_view shown = text.substr(from, to - from);
+    std::string lead = from > 0 ? "\u2026" : "";
+    out += st("1;34", num + " |") + " " + lead + std::string(shown) + (to < text.size() ? "\u2026" : "") + "\n";
     for (const Label* l : labels) {
-      std::size_t col = l->span.begin - line_begin;
-      std::size_t end = std::min<std::size_t>(l->span.end - line_begin, text.size());
-      std::size_t width = end > col ? scalar_count(text.substr(col, end - col)) : 1;
+      std::size_t col = std::clamp<std::size_t>(l->span.begin - line_begin, from, to) - from;
+      std::size_t end = std::clamp<std::size_t>(l->span.end - line_begin, from, to) - from;
+      std::size_t width = end > col ? scalar_count(shown.substr(col, end - col)) : 1;
       bool multi_line = l->span.end > line_begin + text.size() + 1;
-      std::string mark = underline(text, col, width, l->primary ? '^' : '-');
+      std::string mark = (lead.empty() ? "" : " ") + underline(shown, col, width, l->primary ? '^' : '-');
       std::string msg = l->message + (multi_line ? " (span continues on following lines)" : "");
       out += gutter + st("1;34", " |") + " " + st(l->primary ? severity_color(d.severity) : "1;34", mark + (msg.empty() ? "" : " " + msg)) + "\n";
     }
@@ -123,17 +143,45 @@ std::string render_text(const Diagnostic& d, const SourceMap& sources, const Ren
   return out;
 }
 
+namespace {
+// How many diagnostics are shown: all of them up to the kMaxErrors-th error; what follows is
+// summed up in one note (a 30 KB garbage file can make tens of thousands).
+std::size_t shown_count(const DiagnosticSink& sink) {
+  std::size_t errors = 0;
+  for (std::size_t i = 0; i < sink.all().size(); ++i)
+    if (sink.all()[i].severity == Severity::Error && ++errors > kMaxErrorsShown) return i;
+  return sink.all().size();
+}
+
+Diagnostic not_shown_note(const DiagnosticSink& sink, std::size_t shown) {
+  std::size_t errors = 0, others = 0;
+  for (std::size_t i = shown; i < sink.all().size(); ++i) (sink.all()[i].severity == Severity::Error ? errors : others)++;
+  Diagnostic d;
+  d.code = "C0099";
+  d.severity = Severity::Note;
+  d.message = std::to_string(errors) + " more error" + (errors == 1 ? "" : "s") +
+              (others ? " and " + std::to_string(others) + " more warnings and notes" : "") + " not shown";
+  d.note("only the first " + std::to_string(kMaxErrorsShown) + " errors are shown; fix those first");
+  return d;
+}
+}  // namespace
+
 std::string render_text(const DiagnosticSink& sink, const SourceMap& sources, const RenderOptions& opts) {
   std::string out;
-  for (const auto& d : sink.all()) out += render_text(d, sources, opts);
+  std::size_t shown = shown_count(sink);
+  for (std::size_t i = 0; i < shown; ++i) out += render_text(sink.all()[i], sources, opts);
+  if (shown < sink.all().size()) out += render_text(not_shown_note(sink, shown), sources, opts);
   return out;
 }
 
 nlohmann::json to_json(const Diagnostic& d, const SourceMap& sources) {
+  // Messages quote the input byte for byte (a token, a header, a file name); JSON text must
+  // be UTF-8, so bytes that are not become U+FFFD.
+  auto text = [](const std::string& s) { return utf8::scrub(s); };
   auto span_json = [&](const Span& s) -> nlohmann::json {
     if (!s.valid() || s.source >= sources.size()) return nullptr;
     const SourceFile& f = sources.get(s.source);
-    nlohmann::json j{{"file", f.name()}, {"begin", s.begin}, {"end", s.end}};
+    nlohmann::json j{{"file", text(f.name())}, {"begin", s.begin}, {"end", s.end}};
     if (!f.binary()) {
       LineCol a = f.line_col(s.begin), b = f.line_col(s.end);
       j["line"] = a.line;
@@ -144,16 +192,21 @@ nlohmann::json to_json(const Diagnostic& d, const SourceMap& sources) {
     return j;
   };
   nlohmann::json labels = nlohmann::json::array();
-  for (const auto& l : d.labels) labels.push_back({{"span", span_json(l.span)}, {"message", l.message}, {"primary", l.primary}});
+  for (const auto& l : d.labels) labels.push_back({{"span", span_json(l.span)}, {"message", text(l.message)}, {"primary", l.primary}});
   nlohmann::json sugg = nlohmann::json::array();
-  for (const auto& s : d.suggestions) sugg.push_back({{"span", span_json(s.span)}, {"replacement", s.replacement}, {"message", s.message}});
-  return {{"code", d.code}, {"severity", severity_name(d.severity)}, {"message", d.message},
-          {"labels", labels}, {"notes", d.notes}, {"suggestions", sugg}};
+  for (const auto& s : d.suggestions)
+    sugg.push_back({{"span", span_json(s.span)}, {"replacement", text(s.replacement)}, {"message", text(s.message)}});
+  nlohmann::json notes = nlohmann::json::array();
+  for (const auto& n : d.notes) notes.push_back(text(n));
+  return {{"code", text(d.code)}, {"severity", severity_name(d.severity)}, {"message", text(d.message)},
+          {"labels", labels}, {"notes", notes}, {"suggestions", sugg}};
 }
 
 nlohmann::json to_json(const DiagnosticSink& sink, const SourceMap& sources) {
   nlohmann::json arr = nlohmann::json::array();
-  for (const auto& d : sink.all()) arr.push_back(to_json(d, sources));
+  std::size_t shown = shown_count(sink);
+  for (std::size_t i = 0; i < shown; ++i) arr.push_back(to_json(sink.all()[i], sources));
+  if (shown < sink.all().size()) arr.push_back(to_json(not_shown_note(sink, shown), sources));
   return arr;
 }
 

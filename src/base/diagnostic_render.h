@@ -14,6 +14,10 @@ struct RenderOptions {
   bool tool_prefix = true;  // "rung: error[...]" as the CLI prints it
 };
 
+// The sink renderers show diagnostics up to this many errors, then one note (C0099) with
+// how many more there were.
+inline constexpr std::size_t kMaxErrorsShown = 100;
+
 std::string render_text(const Diagnostic& d, const SourceMap& sources, const RenderOptions& opts = {});
 std::string render_text(const DiagnosticSink& sink, const SourceMap& sources, const RenderOptions& opts = {});
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rung {
@@ -19,6 +20,14 @@ std::optional<std::string> read_file(const std::string& path, DiagnosticSink& di
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
     diags.error("C0001", "cannot read '" + path + "': " + std::strerror(errno));
+    return std::nullopt;
+  }
+  // A device (/dev/zero, a terminal) has no end to read to: only regular files and pipes
+  // are inputs, and a pipe is read no further than `max_bytes`.
+  struct stat st {};
+  if (::fstat(::fileno(f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    std::fclose(f);
+    diags.error("C0001", "cannot read '" + path + "': it is not a regular file (a device or socket)");
     return std::nullopt;
   }
   std::string data;
@@ -39,6 +48,20 @@ std::optional<std::string> read_file(const std::string& path, DiagnosticSink& di
     return std::nullopt;
   }
   return data;
+}
+
+std::optional<std::string> make_writable_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return ec.message();
+  if (!fs::is_directory(dir, ec)) return "it exists and is not a folder";
+  std::string probe = (fs::path(dir) / (".rung-write-test." + std::to_string(::getpid()))).string();
+  std::FILE* f = std::fopen(probe.c_str(), "wb");
+  if (!f) return std::string(std::strerror(errno));
+  std::fclose(f);
+  std::remove(probe.c_str());
+  return std::nullopt;
 }
 
 bool write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes, DiagnosticSink& diags) {

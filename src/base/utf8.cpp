@@ -37,4 +37,22 @@ std::size_t first_invalid(std::string_view s) {
 
 bool is_valid(std::string_view s) { return first_invalid(s) == s.size(); }
 
+std::string scrub(std::string_view s) {
+  std::size_t pos = first_invalid(s);
+  if (pos == s.size()) return std::string(s);
+  std::string out(s.substr(0, pos));
+  char32_t cp;
+  while (pos < s.size()) {
+    std::size_t len = decode(s, pos, cp);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++pos;
+    } else {
+      out.append(s.substr(pos, len));
+      pos += len;
+    }
+  }
+  return out;
+}
+
 }  // namespace rung::utf8

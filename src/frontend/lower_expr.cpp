@@ -15,6 +15,8 @@ using syntax::SyntaxKind;
 Value Lowerer::expr(const ast::Expr& e) {
   if (!e) return error_value(Span{src_, 0, 0});
   Span at = span(e);
+  Nest nest(*this, at);
+  if (!nest.ok()) return error_value(at);
   auto unsupported = [&](const std::string& what) {
     d_.error("E2090", what).primary(at);
     return error_value(at);
@@ -242,6 +244,16 @@ Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const Att
 }
 
 Value Lowerer::binary(const ast::BinExpr& e) {
+  // `a + b + c + ...` nests to the left as deep as it is long: walk down its left spine and
+  // fold back up in a loop, so a long chain costs no stack (or nesting levels).
+  std::vector<ast::BinExpr> spine{e};
+  while (auto inner = ast::cast<ast::BinExpr>(spine.back().lhs().syntax())) spine.push_back(inner);
+  Value v = expr(spine.back().lhs());
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) v = binary_step(*it, std::move(v));
+  return v;
+}
+
+Value Lowerer::binary_step(const ast::BinExpr& e, Value l) {
   Span at = span(e);
   auto tok = e.op_token();
   const char* opname = nullptr;
@@ -262,7 +274,7 @@ Value Lowerer::binary(const ast::BinExpr& e) {
     case SyntaxKind::PIPE2: opname = "logical_or"; break;
     default: break;
   }
-  Value l = expr(e.lhs()), r = expr(e.rhs());
+  Value r = expr(e.rhs());
   if (!opname || !l.ok() || !r.ok()) return error_value(at);
   // Two untyped literals fold (arithmetic only).
   if (l.weak && r.weak && tok.kind() != SyntaxKind::AT) {
@@ -590,6 +602,8 @@ Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
 }
 
 Value Lowerer::block_value(const ast::BlockExpr& e, bool fn_body) {
+  Nest nest(*this, span(e));
+  if (!nest.ok()) return error_value(span(e));
   push_scope();
   for (const ast::Stmt& s : e.statements()) pure_stmt(s);
   Value v;

@@ -39,6 +39,8 @@ Lowerer::SlotsRef Lowerer::branch_value(const ast::BlockExpr& b, std::vector<blo
 
 Lowerer::SlotsRef Lowerer::if_value(const ast::IfExpr& e, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into,
                                     const Ty* want, const std::string& hint, bool is_mut) {
+  Nest nest(*this, span(e));
+  if (!nest.ok()) return std::nullopt;
   auto c = to_slots(e.condition(), out, nullptr, true, "%cond");
   if (!c) return std::nullopt;
   if (c->first.kind != TyKind::tensor || c->first.tensor.rank() != 0 || c->first.tensor.dtype != DType::boolean) {

@@ -72,6 +72,8 @@ Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& o
 }
 
 void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& out, bool fn_body) {
+  Nest nest(*this, span(body));
+  if (!nest.ok()) return;
   push_scope();
   for (const ast::Stmt& s : body.statements()) block_stmt(s, out);
   auto tail = body.tail();
@@ -358,6 +360,8 @@ void Lowerer::while_loop(const ast::WhileExpr& e, std::vector<block::Stmt>& out)
 }
 
 void Lowerer::if_stmt(const ast::IfExpr& e, std::vector<block::Stmt>& out) {
+  Nest nest(*this, span(e));
+  if (!nest.ok()) return;
   auto c = to_slots(e.condition(), out, nullptr, true, "%cond");
   if (!c) return;
   if (!is_scalar(c->first, DType::boolean)) {

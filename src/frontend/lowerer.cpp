@@ -77,11 +77,19 @@ FnInfo* Lowerer::find_fn(std::string_view name) {
   return it == fns_.end() ? nullptr : &it->second;
 }
 
+Lowerer::Nest::Nest(Lowerer& l, Span at) : l_(l), ok_(++l.nesting_ <= kMaxNesting) {
+  if (l_.nesting_ == kMaxNesting + 1)
+    l_.d_.error("E2404", "this nests more than " + std::to_string(kMaxNesting) + " levels deep")
+        .primary(at)
+        .note("every expression inside another, `.field` or `[i]` after another, block, `else if` arm and call of a "
+              "function (pure functions are inlined) counts as a level");
+}
+
 std::string Lowerer::closest_name(std::string_view name) const {
   std::string best;
   std::size_t best_d = name.size() <= 3 ? 2 : 3;
   auto consider = [&](std::string_view cand) {
-    std::size_t dist = edit_distance(name, cand);
+    std::size_t dist = edit_distance(name, cand, best_d);
     if (dist < best_d) best_d = dist, best = std::string(cand);
   };
   for (const auto& sc : scopes_)

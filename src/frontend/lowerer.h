@@ -183,6 +183,7 @@ class Lowerer {
   Value literal(const ast::Literal& lit);
   Value path(const ast::PathExpr& p);
   Value binary(const ast::BinExpr& e);
+  Value binary_step(const ast::BinExpr& e, Value lhs);  // one operator of a chain, its lhs evaluated
   Value prefix(const ast::PrefixExpr& e);
   Value field(const ast::FieldExpr& e);
   Value index(const ast::IndexExpr& e);
@@ -284,6 +285,26 @@ class Lowerer {
   Slots transfer(const CallSite& c, std::vector<block::Stmt>& out, const std::string& hint);
   // E2512 when two types differ only in their memory space (else false: not reported).
   bool space_mismatch(const Ty& want, const Ty& got, Span at, Span decl, const std::string& what);
+
+  // ---- the walk's depth ----
+  // Every recursion of the walk (an expression in an expression, a block in a block, an
+  // `else if` arm, a call being inlined or lowered first) passes through one Nest. Past
+  // kMaxNesting levels it reports E2404 and the construct lowers to an error, so no input
+  // can overflow the stack here or make BlockIR as deep as the input is long.
+  static constexpr int kMaxNesting = 256;
+  int nesting_ = 0;
+  class Nest {
+   public:
+    Nest(Lowerer& l, Span at);
+    ~Nest() { --l_.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+    bool ok() const { return ok_; }
+
+   private:
+    Lowerer& l_;
+    bool ok_;
+  };
 
   // ---- helpers (lowerer.cpp) ----
   Span span(const ast::AstNode& n) const { return n ? Span{src_, n.range().begin, n.range().end} : Span{src_, 0, 0}; }

@@ -28,24 +28,28 @@ void Lowerer::pop_scope() {
 }
 
 std::optional<Place> Lowerer::place_of(const ast::Expr& e) {
-  if (!e) return std::nullopt;
-  if (auto p = ast::cast<ast::ParenExpr>(e.syntax())) return place_of(p.inner());
-  if (auto p = ast::cast<ast::PathExpr>(e.syntax())) {
-    if (!p.name_ref()) return std::nullopt;
-    Binding* b = lookup(p.name_ref().text());
-    if (!b) return std::nullopt;
-    return Place{b, std::string(p.name_ref().text()), "", span(e)};
+  // Down `(p).w1.0` to its variable in a loop: a field chain is as deep as it is long.
+  std::vector<std::string> fields;  // outermost first
+  ast::Expr cur = e;
+  while (cur) {
+    if (auto p = ast::cast<ast::ParenExpr>(cur.syntax())) {
+      cur = p.inner();
+    } else if (auto f = ast::cast<ast::FieldExpr>(cur.syntax())) {
+      if (f.field()) fields.emplace_back(f.field().text());
+      else if (f.tuple_index()) fields.emplace_back(f.tuple_index().text());
+      else return std::nullopt;
+      cur = f.receiver();
+    } else {
+      break;
+    }
   }
-  if (auto f = ast::cast<ast::FieldExpr>(e.syntax())) {
-    auto base = place_of(f.receiver());
-    if (!base) return std::nullopt;
-    if (f.field()) base->path += "." + std::string(f.field().text());
-    else if (f.tuple_index()) base->path += "." + std::string(f.tuple_index().text());
-    else return std::nullopt;
-    base->span = span(e);
-    return base;
-  }
-  return std::nullopt;
+  auto p = cur ? ast::cast<ast::PathExpr>(cur.syntax()) : ast::PathExpr();
+  if (!p || !p.name_ref()) return std::nullopt;
+  Binding* b = lookup(p.name_ref().text());
+  if (!b) return std::nullopt;
+  Place pl{b, std::string(p.name_ref().text()), "", span(e)};
+  for (auto it = fields.rbegin(); it != fields.rend(); ++it) pl.path += "." + *it;
+  return pl;
 }
 
 bool Lowerer::check_access(const Place& p, Access a, Span at) {

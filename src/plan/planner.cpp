@@ -2,7 +2,9 @@
 // with sizes instead of values, and records every allocation and release the executor
 // makes (see memory_plan.h for the model).
 #include <algorithm>
+#include <iterator>
 #include <set>
+#include <utility>
 
 #include "ir/graph/walk.h"
 #include "ops/registry.h"
@@ -188,6 +190,7 @@ class Planner {
     if (id < 0) return;
     Buffer& b = plan_.buffers.at(static_cast<std::size_t>(id));
     if (b.free_event != UINT32_MAX) return;
+    touch(b.id);
     b.free_event = static_cast<std::uint32_t>(plan_.events.size());
     plan_.events.push_back({false, b.id, static_cast<std::uint32_t>(plan_.sites.size() - 1)});
   }
@@ -296,6 +299,7 @@ class Planner {
       for (std::size_t i = 0; i < outs.size(); ++i) {
         if (reuse >= 0) {  // the operand's buffer now holds the result: its class and name follow
           outs[i].buffer = ins[static_cast<std::size_t>(reuse)].buffer;
+          touch(static_cast<std::uint32_t>(outs[i].buffer));
           Buffer& b = plan_.buffers.at(static_cast<std::size_t>(outs[i].buffer));
           b.cls = cls[i];
           b.what += ", then in place: " + label;
@@ -469,19 +473,27 @@ class Planner {
       case StmtKind::if_else: {
         // Both branches from the same state; keep the one with the higher peak (a branch
         // that returns, breaks or continues only when both do).
-        MemoryPlan before = plan_;
+        // The plan is not copied per branch (an `else if` chain would copy it once per arm,
+        // quadratic in the chain): branch a is taken out as what it added and changed, and
+        // put back if it wins.
+        Mark before = mark();
+        struct Close {
+          int& open;
+          ~Close() { --open; }
+        } close{open_marks_};
         Frame fr_before = fr;
         Flow fa = enter(fr, s.body);
         if (fa == Flow::failed) return fa;
-        MemoryPlan plan_a = std::move(plan_);
-        Frame fr_a = fr;
-        plan_ = std::move(before);
+        std::uint64_t peak_a = live_peak(plan_);
+        Branch a = take_branch(before);
+        Frame fr_a = std::move(fr);
         fr = std::move(fr_before);
         Flow fb = enter(fr, s.else_body);
         if (fb == Flow::failed) return fb;
-        bool keep_a = reach(fa) == reach(fb) ? live_peak(plan_a) > live_peak(plan_) : reach(fa) > reach(fb);
+        bool keep_a = reach(fa) == reach(fb) ? peak_a > live_peak(plan_) : reach(fa) > reach(fb);
         if (keep_a) {
-          plan_ = std::move(plan_a);
+          take_branch(before);
+          put_branch(std::move(a));
           fr = std::move(fr_a);
           return fa;
         }
@@ -573,6 +585,76 @@ class Planner {
     for (auto b : whole) release(b);  // the slots take them over
     for (auto& v : results) v.buffer = -1;
     return results;
+  }
+
+  // --- branches: what one arm of an `if` added to the plan, and the buffers it changed ----
+
+  struct Mark {
+    std::size_t buffers, events, sites, dispatches, tilings, streams, undo;
+    std::string batch_dim;
+    std::uint64_t batch_extent;
+  };
+  struct Branch {
+    std::vector<Buffer> buffers;
+    std::vector<Event> events;
+    std::vector<Site> sites;
+    std::vector<Dispatch> dispatches;
+    std::vector<Tiling> tilings;
+    std::vector<Streamed> streams;
+    std::vector<std::pair<std::uint32_t, Buffer>> changed;  // older buffers as the branch left them
+    std::vector<std::pair<std::uint32_t, Buffer>> undo;     // ... and as they were before it
+    std::string batch_dim;
+    std::uint64_t batch_extent;
+  };
+  // Older buffers as they were before a change, recorded while a branch is open.
+  std::vector<std::pair<std::uint32_t, Buffer>> undo_;
+  int open_marks_ = 0;
+
+  void touch(std::uint32_t id) {
+    if (open_marks_ > 0) undo_.emplace_back(id, plan_.buffers.at(id));
+  }
+  Mark mark() {
+    ++open_marks_;
+    return {plan_.buffers.size(), plan_.events.size(), plan_.sites.size(), plan_.dispatches.size(), plan_.tilings.size(),
+            plan_.streams.size(), undo_.size(), plan_.batch_dim, plan_.batch_extent};
+  }
+  template <class T>
+  static std::vector<T> cut(std::vector<T>& v, std::size_t from) {
+    std::vector<T> tail(std::make_move_iterator(v.begin() + static_cast<std::ptrdiff_t>(from)), std::make_move_iterator(v.end()));
+    v.resize(from);
+    return tail;
+  }
+  // Rolls the plan back to `m`, returning what was rolled back. The mark stays open.
+  Branch take_branch(const Mark& m) {
+    Branch b;
+    for (std::size_t i = m.undo; i < undo_.size(); ++i)
+      if (undo_[i].first < m.buffers) b.changed.emplace_back(undo_[i].first, plan_.buffers[undo_[i].first]);
+    for (std::size_t i = undo_.size(); i-- > m.undo;)
+      if (undo_[i].first < m.buffers) plan_.buffers[undo_[i].first] = undo_[i].second;
+    b.undo = cut(undo_, m.undo);
+    b.buffers = cut(plan_.buffers, m.buffers);
+    b.events = cut(plan_.events, m.events);
+    b.sites = cut(plan_.sites, m.sites);
+    b.dispatches = cut(plan_.dispatches, m.dispatches);
+    b.tilings = cut(plan_.tilings, m.tilings);
+    b.streams = cut(plan_.streams, m.streams);
+    b.batch_dim = std::exchange(plan_.batch_dim, m.batch_dim);
+    b.batch_extent = std::exchange(plan_.batch_extent, m.batch_extent);
+    return b;
+  }
+  // Re-applies a branch taken at the same mark (after the plan was rolled back to it).
+  void put_branch(Branch b) {
+    auto append = [](auto& v, auto& tail) { v.insert(v.end(), std::make_move_iterator(tail.begin()), std::make_move_iterator(tail.end())); };
+    for (auto& [id, buf] : b.changed) plan_.buffers[id] = std::move(buf);
+    append(undo_, b.undo);
+    append(plan_.buffers, b.buffers);
+    append(plan_.events, b.events);
+    append(plan_.sites, b.sites);
+    append(plan_.dispatches, b.dispatches);
+    append(plan_.tilings, b.tilings);
+    append(plan_.streams, b.streams);
+    plan_.batch_dim = std::move(b.batch_dim);
+    plan_.batch_extent = b.batch_extent;
   }
 
   static std::uint64_t live_peak(const MemoryPlan& m) {

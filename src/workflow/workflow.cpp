@@ -1,6 +1,7 @@
 #include "workflow/workflow.h"
 
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -21,11 +22,41 @@ struct Port {
   std::string port;
 };
 
+constexpr int kMaxJsonDepth = 64;
+
+// The byte offset of the bracket that opens level kMaxJsonDepth + 1, if any (strings skipped).
+std::optional<std::uint32_t> too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return static_cast<std::uint32_t>(i);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 class Lowering {
  public:
   Lowering(SourceId src, const SourceMap& sm, DiagnosticSink& d) : src_(src), text_(sm.get(src).text()), d_(d) {}
 
   std::optional<block::Program> run() {
+    // Parsed values are copied, compared and printed recursively: a document nested deeper
+    // than any workflow needs is refused before it is parsed.
+    if (std::optional<std::uint32_t> at = too_deep(text_)) {
+      d_.error("W0001", "the JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels")
+          .primary(Span{src_, *at, *at + 1})
+          .note("a workflow's deepest value (an attribute's list of lists) needs a handful of levels");
+      return std::nullopt;
+    }
     json doc;
     try {
       doc = json::parse(text_);
@@ -178,7 +209,7 @@ class Lowering {
     std::string best;
     std::size_t best_d = 3;
     for (const ops::OpDef* op : ops::op_registry().all()) {
-      std::size_t dist = edit_distance(name, op->name);
+      std::size_t dist = edit_distance(name, op->name, best_d);
       if (dist < best_d) best_d = dist, best = op->name;
     }
     return best;

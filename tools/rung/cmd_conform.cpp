@@ -9,6 +9,7 @@
 
 #include "base/text.h"
 #include "command.h"
+#include "base/file_io.h"
 #include "conformance/suite.h"
 #include "runtime/backend_registry.h"
 
@@ -48,18 +49,14 @@ int run(const ConformArgs& a, const GlobalOptions& global) {
     std::string best;
     std::size_t best_d = 3;
     for (const ops::OpDef* op : ops::op_registry().all())
-      if (std::size_t dist = edit_distance(name, op->name); dist < best_d) best_d = dist, best = op->name;
+      if (std::size_t dist = edit_distance(name, op->name, best_d); dist < best_d) best_d = dist, best = op->name;
     if (!best.empty()) d.note("did you mean `" + best + "`?");
     else d.note("`rung ops` lists every op");
   }
   if (!a.ops.empty() && selected.empty() && !diags.has_errors()) diags.error("F0001", "--ops names no op");
   if (!a.dump_failures.empty()) {  // made (and checked writable) before minutes of conformance, not after
-    std::error_code ec;
-    std::filesystem::create_directories(a.dump_failures, ec);
-    std::string probe = (std::filesystem::path(a.dump_failures) / ".rung-write-test").string();
-    bool writable = !ec && std::ofstream(probe).good();
-    std::filesystem::remove(probe, ec);
-    if (!writable) diags.error("F0002", "--dump-failures: cannot write to `" + a.dump_failures + "`");
+    if (auto why = make_writable_dir(a.dump_failures))
+      diags.error("F0002", "--dump-failures: cannot write to `" + a.dump_failures + "`: " + *why);
   }
   if (diags.has_errors()) return report(diags, SourceMap{}, global);
   auto backend = runtime::backend_registry().create(a.backend, *tier, diags);

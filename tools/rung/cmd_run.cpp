@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "base/file_io.h"
 #include "backends/reference/memory_meter.h"
 #include "conformance/harness.h"
 #include "conformance/run_session.h"
@@ -97,6 +98,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     }
     given.push_back(*args[i]);
   }
+  // The output folder is made and checked before the run, so a bad --out loses no work.
+  if (!a.out_dir.empty())
+    if (auto why = make_writable_dir(a.out_dir))
+      diags.error("C0003", "--out: cannot write to `" + a.out_dir + "`: " + *why);
   if (diags.has_errors()) return report(diags, sources, global);
 
   auto op_backend = runtime::backend_registry().create(a.backend, *tier, diags);
@@ -248,7 +253,6 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     std::string h = tensor_hash(t).hex();
     std::string path;
     if (!a.out_dir.empty()) {
-      std::filesystem::create_directories(a.out_dir);
       path = (std::filesystem::path(a.out_dir) / (name + ".npy")).string();
       npy::save(path, t, diags);
     }

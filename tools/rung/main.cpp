@@ -2,8 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <exception>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "base/diagnostic_render.h"
@@ -18,7 +21,7 @@ std::vector<CommandInfo>& registry() {
 
 int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global) {
   if (global.error_format == "json") {
-    if (!diags.empty()) std::cerr << to_json(diags, sources).dump(2) << "\n";
+    if (!diags.empty()) std::cerr << to_json(diags, sources).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     RenderOptions opts;
     opts.color = global.color == "always" || (global.color == "auto" && ::isatty(2));
@@ -27,9 +30,64 @@ int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOp
   return diags.has_errors() ? kExitDiagnostics : kExitOk;
 }
 
+namespace {
+
+// The last line of defence: what still escapes a subcommand is a bug in rung, reported as
+// a coded diagnostic (I0001) with its own exit code, never as an abort.
+int guarded(const Runner& run, const GlobalOptions& global) {
+  auto internal = [&](const std::string& what) {
+    DiagnosticSink d;
+    d.error("I0001", "internal error (a bug in rung, not in your input): " + what)
+        .note("please report it with the command that led here");
+    report(d, SourceMap{}, global);
+    return kExitInternal;
+  };
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    DiagnosticSink d;
+    d.error("C0004", "out of memory");
+    report(d, SourceMap{}, global);
+    return kExitDiagnostics;
+  } catch (const std::exception& e) {
+    return internal(e.what());
+  } catch (...) {
+    return internal("an unknown exception");
+  }
+}
+
+// Walks over syntax trees, BlockIR and GraphIR are bounded by the nesting limits; the
+// command still runs on a thread with a large stack so that a walk that slipped past a
+// bound degrades to a slower run, not a stack overflow.
+constexpr std::size_t kStackBytes = std::size_t{256} << 20;
+
+struct Job {
+  int (*body)(int, char**);
+  int argc;
+  char** argv;
+  int rc = 0;
+};
+
+int on_big_stack(int (*body)(int, char**), int argc, char** argv) {
+  Job job{body, argc, argv};
+  pthread_attr_t attr;
+  pthread_t thread;
+  bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kStackBytes) == 0 &&
+                 pthread_create(&thread, &attr, [](void* p) -> void* {
+                   auto* j = static_cast<Job*>(p);
+                   j->rc = j->body(j->argc, j->argv);
+                   return nullptr;
+                 }, &job) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) return body(argc, argv);  // no room for the big stack (e.g. under ulimit -v): run here
+  pthread_join(thread, nullptr);
+  return job.rc;
+}
+
+}  // namespace
 }  // namespace rung::cli
 
-int main(int argc, char** argv) {
+static int rung_main(int argc, char** argv) {
   using namespace rung::cli;
   CLI::App app{"rung: a deterministic tensor compiler and runtime", "rung"};
   app.require_subcommand(1);
@@ -61,13 +119,8 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   for (auto& [sub, run] : runners)
-    if (sub->parsed()) {
-      try {
-        return run();
-      } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "rung: error[C0004]: out of memory\n");
-        return kExitDiagnostics;
-      }
-    }
+    if (sub->parsed()) return guarded(run, global);
   return kExitUsage;
 }
+
+int main(int argc, char** argv) { return rung::cli::on_big_stack(rung_main, argc, argv); }
