@@ -327,6 +327,7 @@ Value Lowerer::call(const ast::Expr& call_expr) {
         .note("it needs a function lowered to BlockIR; the value then lives in the new space");
     return error_value(at);
   }
+  if (site->kind == CallSite::Kind::builtin && is_constructor(name)) return constructor(*site, positional, named);
   if (name == "value_and_grad") {
     d_.error("E2401", "value_and_grad(f) makes a function: call it, value_and_grad(f)(args...)").primary(at);
     return error_value(at);
