@@ -48,9 +48,11 @@ struct Refusal {
   std::string text;
 };
 
-// An integer attribute is an i64: -2^63 .. 2^63-1 (a seed too, as its two's complement bits).
-std::optional<std::int64_t> to_i64(const Number& n, const ast::Expr& e, SourceId src, Refusal& why) {
-  std::uint64_t limit = n.negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+// An integer attribute is an i64: -2^63 .. 2^63-1. A `seed` is a 64-bit Philox key, so it
+// also takes 2^63 .. 2^64-1, stored as its two's complement bits (`seed: 18446744073709551615`
+// is `seed: -1`).
+std::optional<std::int64_t> to_i64(const Number& n, const ast::Expr& e, SourceId src, Refusal& why, bool raw_bits = false) {
+  std::uint64_t limit = n.negative ? std::uint64_t{1} << 63 : raw_bits ? ~std::uint64_t{0} : (std::uint64_t{1} << 63) - 1;
   if (n.magnitude > limit) {
     why = {true, Span{src, e.range().begin, e.range().end}, std::string(e.syntax().text())};
     return std::nullopt;
@@ -58,11 +60,11 @@ std::optional<std::int64_t> to_i64(const Number& n, const ast::Expr& e, SourceId
   return static_cast<std::int64_t>(n.negative ? 0 - n.magnitude : n.magnitude);
 }
 
-std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e, SourceId src, Refusal& why) {
+std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e, SourceId src, Refusal& why, bool raw_bits) {
   switch (kind) {
     case AttrKind::integer:
       if (auto v = number(e); v && v->is_int)
-        if (auto i = to_i64(*v, e, src, why)) return AttrValue(*i);
+        if (auto i = to_i64(*v, e, src, why, raw_bits)) return AttrValue(*i);
       return std::nullopt;
     case AttrKind::real:
       if (auto v = number(e)) return AttrValue(v->real);
@@ -118,14 +120,15 @@ std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e, SourceId src
 }  // namespace
 
 std::optional<AttrValue> attr_from_ast(AttrKind kind, const ast::Expr& e, const std::string& what, const std::string& want,
-                                       SourceId src, DiagnosticSink& d) {
+                                       SourceId src, DiagnosticSink& d, bool raw_bits) {
   Refusal why;
-  auto v = convert(kind, e, src, why);
+  auto v = convert(kind, e, src, why, raw_bits);
   if (v) return v;
   if (why.out_of_range) {
     d.error("E2121", "the literal `" + why.text + "` does not fit in " + what)
-        .primary(why.at, "out of the range of i64")
-        .note("integers here hold -9223372036854775808 to 9223372036854775807; literals are never wrapped");
+        .primary(why.at, raw_bits ? "out of 64 bits" : "out of the range of i64")
+        .note(raw_bits ? "a seed holds -9223372036854775808 to 18446744073709551615 (64 bits)"
+                       : "integers here hold -9223372036854775808 to 9223372036854775807; literals are never wrapped");
   } else {
     d.error("E2008", what + " must be a literal " + want)
         .primary(Span{src, e.range().begin, e.range().end}, "not a literal of kind " + std::string(attr_kind_name(kind)));
@@ -158,7 +161,8 @@ std::optional<AttrMap> attrs_from_args(const ops::OpDef& op, const std::vector<a
       ok = false;
       continue;
     }
-    auto v = attr_from_ast(spec->kind, a.value(), "attribute `" + name + "` of `" + op.name + "`", spec->to_string(), src, d);
+    auto v = attr_from_ast(spec->kind, a.value(), "attribute `" + name + "` of `" + op.name + "`", spec->to_string(), src, d,
+                           name == "seed");
     if (!v) {
       ok = false;
       continue;

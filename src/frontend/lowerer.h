@@ -345,9 +345,10 @@ class Lowerer {
 };
 
 // One literal as an attribute value of `kind` (attrs_from_ast.cpp): E2008 when it is not one
-// (`what` names the place, `want` the kind expected), E2121 for an integer out of i64.
+// (`what` names the place, `want` the kind expected), E2121 for an integer out of i64 (out of
+// 64 bits when `raw_bits`: a seed, stored as its two's complement).
 std::optional<AttrValue> attr_from_ast(AttrKind kind, const ast::Expr& e, const std::string& what, const std::string& want,
-                                       SourceId src, DiagnosticSink& d);
+                                       SourceId src, DiagnosticSink& d, bool raw_bits = false);
 // Named arguments -> attributes of `op` (attrs_from_ast.cpp). Reports E2007/E2008/E2121.
 std::optional<AttrMap> attrs_from_args(const ops::OpDef& op, const std::vector<ast::NamedArg>& named, SourceId src,
                                        DiagnosticSink& d);
