@@ -136,6 +136,13 @@ Value Lowerer::weak_value(std::shared_ptr<const WeakLit> lit, Span at) {
   return v;
 }
 
+Value Lowerer::too_deep_literal(Span op) {
+  d_.error("E2090", "a literal expression of more than " + std::to_string(kMaxWeakDepth) + " operations")
+      .primary(op, "one too many")
+      .note("bind a part of it with a typed `let` first");
+  return error_value(op);
+}
+
 Value Lowerer::constant_bool(bool b, Span at) {
   Value v;
   v.ty = Ty::of(TensorType{DType::boolean, {}});
@@ -287,8 +294,11 @@ Value Lowerer::binary(const ast::BinExpr& e) {
       case SyntaxKind::PERCENT: wop = WeakNum::Op::rem; break;
       default: break;
     }
-    if (wop)
-      return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {weak_node(*wop, l.lit->elems[0], r.lit->elems[0], at)}}), at);
+    if (wop) {
+      auto n = weak_node(*wop, l.lit->elems[0], r.lit->elems[0], at);
+      if (!n) return too_deep_literal(span(tok));
+      return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {std::move(n)}}), at);
+    }
   }
   const ops::OpDef* op = ops::op_registry().find(opname);
   if (!op) {
@@ -312,7 +322,8 @@ Value Lowerer::prefix(const ast::PrefixExpr& e) {
   bool minus = e.op_token().kind() == SyntaxKind::MINUS;
   if (minus && v.weak) {  // `-2`, `-[1, 2]`: still a literal
     auto lit = std::make_shared<WeakLit>(*v.lit);
-    for (auto& x : lit->elems) x = weak_negate(x, at);
+    for (auto& x : lit->elems)
+      if (!(x = weak_negate(x, at))) return too_deep_literal(span(e.op_token()));
     return weak_value(std::move(lit), at);
   }
   const ops::OpDef* op = ops::op_registry().find(minus ? "neg" : "logical_not");

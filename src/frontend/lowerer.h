@@ -203,6 +203,7 @@ class Lowerer {
   Value materialize_default(Value v) { return v.weak ? materialize(v, default_literal_dtype(*v.lit)) : v; }
   Value weak_value(std::shared_ptr<const WeakLit> lit, Span at);
   Value constant_bool(bool b, Span at);
+  Value too_deep_literal(Span op);  // E2090: deeper than kMaxWeakDepth
 
   // ---- calls (lower_calls.cpp) ----
   Value call(const ast::Expr& e);  // CALL_EXPR or METHOD_CALL_EXPR (`module.f(...)`)

@@ -1,5 +1,6 @@
 #include "frontend/weak_literal.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 
@@ -147,7 +148,10 @@ WeakNumPtr weak_negate(const WeakNumPtr& x, Span at) {
 }
 
 WeakNumPtr weak_node(WeakNum::Op op, WeakNumPtr a, WeakNumPtr b, Span at) {
+  std::uint32_t depth = 1 + std::max(a->depth, b ? b->depth : 0u);
+  if (depth > kMaxWeakDepth) return nullptr;
   auto n = std::make_shared<WeakNum>();
+  n->depth = depth;
   n->op = op;
   n->is_float = a->is_float || (b && b->is_float);
   n->a = std::move(a);

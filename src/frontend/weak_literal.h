@@ -23,9 +23,13 @@ struct WeakNum {
   bool negative = false;        // leaf: written with a `-` (so -2^63 is one i64 leaf)
   std::uint64_t magnitude = 0;  // integer leaf
   std::string digits;           // float leaf: as written, without `_`
+  std::uint32_t depth = 0;       // operations on the longest path to a leaf (<= kMaxWeakDepth)
   Span span;
   std::shared_ptr<const WeakNum> a, b;
 };
+// Evaluation and destruction recurse along a literal expression: this bounds the depth (a
+// deeper one is E2090 at the operator that would exceed it).
+inline constexpr std::uint32_t kMaxWeakDepth = 256;
 using WeakNumPtr = std::shared_ptr<const WeakNum>;
 
 // A literal scalar (shape empty) or tensor literal of literal elements, row-major.
@@ -38,6 +42,7 @@ struct WeakLit {
 WeakNumPtr weak_int_leaf(std::uint64_t magnitude, Span at);
 WeakNumPtr weak_float_leaf(std::string digits, Span at);
 // `-x`: a leaf flips its sign, anything else becomes a `neg` node.
+// Both return null when the result would be deeper than kMaxWeakDepth.
 WeakNumPtr weak_negate(const WeakNumPtr& x, Span at);
 WeakNumPtr weak_node(WeakNum::Op op, WeakNumPtr a, WeakNumPtr b, Span at);
 

@@ -289,6 +289,7 @@ DIAGS = [
     ("let v = zeros([2], size: 3);", "E2007", "no attribute `size`"),
     ("let v = ones(2, 3);", "E2006", "takes a shape"),
     ("let b: bool = true; let v = where(1, b, b);", "E2122", "bool"),
+    ("let v = " + " + ".join(["1"] * 300) + ";", "E2090", "more than 256 operations"),
 ]
 
 
