@@ -5,7 +5,7 @@ not fit, and a grid where every literal expression folded at compile time must p
 what the same expression computes at run time (both backends), and what the rule says (a
 Python model of truncating division, x / 0 = 0, x % 0 = x, fmod, f32 rounding).
 
-usage: battery.py RUNG WORKDIR"""
+usage: battery.py RUNG WORKDIR [BACKEND...]   (backends: reference cpu unless given)"""
 import math
 import os
 import struct
@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 RUNG, WORK = sys.argv[1], sys.argv[2]
+BACKENDS = sys.argv[3:] or ["reference", "cpu"]
 os.makedirs(WORK, exist_ok=True)
 failures = []
 
@@ -137,7 +138,7 @@ def printed(out):
 
 def check_values():
     src = value_program(CASES)
-    for backend in ("reference", "cpu"):
+    for backend in BACKENDS:
         rc, out, err = run(["run", "--backend", backend], src, "values.rung")
         if rc != 0:
             fail(f"values program on {backend}: exit {rc}\n{err}")
@@ -242,7 +243,7 @@ def check_grid():
                      f'print("f{i}", f, "r{i}", x {op} y); }}')
     lines.append("}")
     src = "\n".join(lines) + "\n"
-    for backend in ("reference", "cpu"):
+    for backend in BACKENDS:
         rc, out, err = run(["run", "--backend", backend], src, "grid.rung")
         if rc != 0:
             fail(f"grid program on {backend}: exit {rc}\n{err[:2000]}")
