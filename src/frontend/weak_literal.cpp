@@ -48,7 +48,6 @@ std::string int_range(DType dt) {
 // One leaf as a scalar of `dt`, or a diagnostic.
 std::optional<ops::HostTensor> leaf(const WeakNum& n, DType dt, DiagnosticSink& d) {
   const DTypeInfo& info = dtype_info(dt);
-  ops::HostTensor t(dt, {});
   if (dt == DType::boolean || info.is_quantized) {
     d.error("E2122", "a number literal cannot be " + std::string(dtype_name(dt)))
         .primary(n.span, "`" + leaf_text(n) + "` used as " + std::string(dtype_name(dt)))
@@ -63,6 +62,7 @@ std::optional<ops::HostTensor> leaf(const WeakNum& n, DType dt, DiagnosticSink& 
                 std::string(dtype_name(dt)) + ") if truncation is meant");
       return std::nullopt;
     }
+    ops::HostTensor t(dt, {});
     // strtof/strtod round the decimal digits once, straight to the type (no double rounding
     // for f32), overflow to inf and underflow to a subnormal or zero as IEEE says.
     if (dt == DType::f32) {
@@ -74,6 +74,7 @@ std::optional<ops::HostTensor> leaf(const WeakNum& n, DType dt, DiagnosticSink& 
     }
     return t;
   }
+  ops::HostTensor t(dt, {});
   if (info.is_float) {  // an integer becoming a float: one RNE rounding of the exact value
     t.store_f64(0, num::int_to_double_rounded(n.negative, n.magnitude, precision_of(dt)));
     return t;
