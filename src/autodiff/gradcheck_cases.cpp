@@ -43,6 +43,7 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("mul", {r({2, 3}), r({2, 3})});
   add("mul", {r({2, 3}, DType::f64), r({3}, DType::f64)}, {}, "mul f64");
   add("div", {r({2, 3}), pos({3})});
+  add("remainder", {r({2, 3}), pos({3})});
   add("maximum", {r({2, 3}), r({3})});
   add("minimum", {r({2, 3}), r({2, 3})});
   for (const char* op : {"neg", "abs", "square", "relu", "exp", "sin", "cos", "tanh", "sigmoid", "silu", "erf"}) add(op, {r({2, 3})});

@@ -27,6 +27,13 @@ void register_elementwise_rules() {
     ValueRef db = e.op("neg", {e.op("div", {e.op("mul", {g, a.outputs[0]}), b})});
     return {e.reduce_like(da, a.inputs[0]), e.reduce_like(db, b)};
   });
+  define_rule("remainder", [](Emitter& e, const GradArgs& a) -> Grads {
+    // y = a - trunc(a / b) * b: da = g, db = -g * trunc(a / b) = -g * (a - y) / b (a step
+    // function of a and b, so its own derivative is 0 away from the jumps).
+    ValueRef g = a.output_grads[0], x = a.inputs[0], b = a.inputs[1];
+    ValueRef q = e.op("div", {e.op("sub", {x, a.outputs[0]}), b});
+    return {e.reduce_like(g, x), e.reduce_like(e.op("neg", {e.op("mul", {g, q})}), b)};
+  });
   define_rule("neg", [](Emitter& e, const GradArgs& a) -> Grads { return {e.op("neg", {a.output_grads[0]})}; });
   define_rule("exp", [](Emitter& e, const GradArgs& a) -> Grads { return {e.op("mul", {a.output_grads[0], a.outputs[0]})}; });
   define_rule("log", [](Emitter& e, const GradArgs& a) -> Grads { return {e.op("div", {a.output_grads[0], a.inputs[0]})}; });

@@ -5,6 +5,7 @@
 
 #include "frontend/lowerer.h"
 #include "ir/graph/dtype.h"
+#include "ops/numerics/convert.h"
 #include "syntax/literal.h"
 
 namespace rung::frontend {
@@ -12,36 +13,61 @@ namespace {
 
 using namespace syntax;
 
-// A (possibly negated) number literal.
-std::optional<double> number(const ast::Expr& e, bool& is_int) {
+// A (possibly negated) number literal, exact: an integer as sign and 64-bit magnitude.
+struct Number {
+  bool is_int = false;
+  bool negative = false;
+  std::uint64_t magnitude = 0;  // integers
+  double real = 0;              // floats; for integers the nearest double (reals attributes)
+};
+
+std::optional<Number> number(const ast::Expr& e) {
   if (auto p = ast::cast<ast::PrefixExpr>(e.syntax()); p && p.op_token().kind() == SyntaxKind::MINUS) {
-    auto v = number(p.operand(), is_int);
-    return v ? std::optional<double>(-*v) : std::nullopt;
+    auto v = number(p.operand());
+    if (v) v->negative = !v->negative, v->real = -v->real;
+    return v;
   }
-  if (auto paren = ast::cast<ast::ParenExpr>(e.syntax())) return number(paren.inner(), is_int);
+  if (auto paren = ast::cast<ast::ParenExpr>(e.syntax())) return number(paren.inner());
   auto lit = ast::cast<ast::Literal>(e.syntax());
   if (!lit) return std::nullopt;
   auto tok = lit.token();
   if (tok.kind() == SyntaxKind::INT_NUMBER) {
-    is_int = true;
     auto v = int_value(tok.text());
-    return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+    if (!v) return std::nullopt;
+    return Number{true, false, *v, num::int_to_double_rounded(false, *v, 53)};
   }
-  if (tok.kind() == SyntaxKind::FLOAT_NUMBER) {
-    is_int = false;
-    return float_value(tok.text());
-  }
+  if (tok.kind() == SyntaxKind::FLOAT_NUMBER)
+    if (auto v = float_value(tok.text())) return Number{false, false, 0, *v};
   return std::nullopt;
 }
 
-std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e) {
-  bool is_int = false;
+// Why an attribute value was refused: not the kind (E2008), or an integer out of range (E2121).
+struct Refusal {
+  bool out_of_range = false;
+  Span at;
+  std::string text;
+};
+
+// An integer attribute is an i64: -2^63 .. 2^63-1. A `seed` is a 64-bit Philox key, so it
+// also takes 2^63 .. 2^64-1, stored as its two's complement bits (`seed: 18446744073709551615`
+// is `seed: -1`).
+std::optional<std::int64_t> to_i64(const Number& n, const ast::Expr& e, SourceId src, Refusal& why, bool raw_bits = false) {
+  std::uint64_t limit = n.negative ? std::uint64_t{1} << 63 : raw_bits ? ~std::uint64_t{0} : (std::uint64_t{1} << 63) - 1;
+  if (n.magnitude > limit) {
+    why = {true, Span{src, e.range().begin, e.range().end}, std::string(e.syntax().text())};
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(n.negative ? 0 - n.magnitude : n.magnitude);
+}
+
+std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e, SourceId src, Refusal& why, bool raw_bits) {
   switch (kind) {
     case AttrKind::integer:
-      if (auto v = number(e, is_int); v && is_int) return AttrValue(static_cast<std::int64_t>(*v));
+      if (auto v = number(e); v && v->is_int)
+        if (auto i = to_i64(*v, e, src, why, raw_bits)) return AttrValue(*i);
       return std::nullopt;
     case AttrKind::real:
-      if (auto v = number(e, is_int)) return AttrValue(*v);
+      if (auto v = number(e)) return AttrValue(v->real);
       return std::nullopt;
     case AttrKind::boolean:
       if (auto lit = ast::cast<ast::Literal>(e.syntax())) {
@@ -71,12 +97,17 @@ std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e) {
             shape.push_back(Dim::symbol(std::string(p.name_ref().text())));
             continue;
           }
-        auto v = number(x, is_int);
-        if (!v || (kind != AttrKind::reals && !is_int)) return std::nullopt;
-        if (kind == AttrKind::shape && *v < 0) return std::nullopt;
-        ints.push_back(static_cast<std::int64_t>(*v));
-        reals.push_back(*v);
-        if (kind == AttrKind::shape) shape.push_back(Dim::fixed(static_cast<std::uint64_t>(*v)));
+        auto v = number(x);
+        if (!v || (kind != AttrKind::reals && !v->is_int)) return std::nullopt;
+        if (kind == AttrKind::reals) {
+          reals.push_back(v->real);
+          continue;
+        }
+        auto i = to_i64(*v, x, src, why);  // a dimension is at most 2^63-1 too (sizes are signed downstream)
+        if (!i) return std::nullopt;
+        if (kind == AttrKind::shape && *i < 0) return std::nullopt;
+        ints.push_back(*i);
+        if (kind == AttrKind::shape) shape.push_back(Dim::fixed(static_cast<std::uint64_t>(*i)));
       }
       if (kind == AttrKind::integers) return AttrValue(std::move(ints));
       if (kind == AttrKind::reals) return AttrValue(std::move(reals));
@@ -87,6 +118,23 @@ std::optional<AttrValue> convert(AttrKind kind, const ast::Expr& e) {
 }
 
 }  // namespace
+
+std::optional<AttrValue> attr_from_ast(AttrKind kind, const ast::Expr& e, const std::string& what, const std::string& want,
+                                       SourceId src, DiagnosticSink& d, bool raw_bits) {
+  Refusal why;
+  auto v = convert(kind, e, src, why, raw_bits);
+  if (v) return v;
+  if (why.out_of_range) {
+    d.error("E2121", "the literal `" + why.text + "` does not fit in " + what)
+        .primary(why.at, raw_bits ? "out of 64 bits" : "out of the range of i64")
+        .note(raw_bits ? "a seed holds -9223372036854775808 to 18446744073709551615 (64 bits)"
+                       : "integers here hold -9223372036854775808 to 9223372036854775807; literals are never wrapped");
+  } else {
+    d.error("E2008", what + " must be a literal " + want)
+        .primary(Span{src, e.range().begin, e.range().end}, "not a literal of kind " + std::string(attr_kind_name(kind)));
+  }
+  return std::nullopt;
+}
 
 std::optional<AttrMap> attrs_from_args(const ops::OpDef& op, const std::vector<ast::NamedArg>& named, SourceId src,
                                        DiagnosticSink& d) {
@@ -113,10 +161,9 @@ std::optional<AttrMap> attrs_from_args(const ops::OpDef& op, const std::vector<a
       ok = false;
       continue;
     }
-    auto v = convert(spec->kind, a.value());
+    auto v = attr_from_ast(spec->kind, a.value(), "attribute `" + name + "` of `" + op.name + "`", spec->to_string(), src, d,
+                           name == "seed");
     if (!v) {
-      d.error("E2008", "attribute `" + name + "` of `" + op.name + "` must be a literal " + spec->to_string())
-          .primary(sp(a.value()), "not a literal of kind " + std::string(attr_kind_name(spec->kind)));
       ok = false;
       continue;
     }

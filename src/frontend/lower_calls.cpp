@@ -172,7 +172,8 @@ Value Lowerer::call_user(FnInfo& f, std::vector<Value> args, Span at, Span calle
   if (f.is_template) f.state = 0;
   dim_env_ = std::move(saved_env);
   if (!v.ok()) return error_value(at);
-  if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype);
+  if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype, f.ret.tensor.space);
+  if (!v.ok()) return error_value(at);
   Ty want = substitute(f.ret, m);
   if (!same_type(v.ty, want)) {
     d_.error("E2101", "this call to `" + f.name + "` produces " + v.ty.to_string() + " where " + want.to_string() + " was declared")
@@ -327,6 +328,7 @@ Value Lowerer::call(const ast::Expr& call_expr) {
         .note("it needs a function lowered to BlockIR; the value then lives in the new space");
     return error_value(at);
   }
+  if (site->kind == CallSite::Kind::builtin && is_constructor(name)) return constructor(*site, positional, named);
   if (name == "value_and_grad") {
     d_.error("E2401", "value_and_grad(f) makes a function: call it, value_and_grad(f)(args...)").primary(at);
     return error_value(at);

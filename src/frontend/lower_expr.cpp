@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "frontend/lowerer.h"
+#include "ir/graph/dtype.h"
 #include "ops/registry.h"
 #include "ops/typing.h"
 #include "syntax/literal.h"
@@ -11,6 +12,33 @@
 namespace rung::frontend {
 
 using syntax::SyntaxKind;
+
+namespace {
+
+// The dtype a literal operand of `op` takes: that of a typed operand of the same type
+// variable (`x * 2` with x: f16 is f16), or the operand's fixed dtype; else its default:
+// i64, or f32 for a float literal or where the variable admits no i64 (`sqrt(4)`).
+DType literal_dtype(const ops::OpDef& op, const std::vector<Value>& args, std::size_t i) {
+  auto spec_of = [&](std::size_t k) -> const ops::OperandSpec* {
+    return op.operands.empty() ? nullptr : &op.operands[std::min(k, op.operands.size() - 1)];
+  };
+  const ops::OperandSpec* mine = spec_of(i);
+  if (!mine) return default_literal_dtype(*args[i].lit);
+  if (auto dt = dtype_from_name(mine->type)) return *dt;
+  bool any_float = false;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const ops::OperandSpec* s = spec_of(k);
+    if (!s || s->type != mine->type) continue;
+    if (!args[k].weak && args[k].ok() && args[k].ty.is_tensor()) return args[k].ty.tensor.dtype;
+    any_float = any_float || args[k].weak_float;
+  }
+  DType dt = any_float ? DType::f32 : DType::i64;
+  if (const ops::TypeVar* tv = op.find_type_var(mine->type); tv && !tv->allowed.contains(dt) && tv->allowed.contains(DType::f32))
+    dt = DType::f32;
+  return dt;
+}
+
+}  // namespace
 
 Value Lowerer::expr(const ast::Expr& e) {
   if (!e) return error_value(Span{src_, 0, 0});
@@ -76,21 +104,18 @@ Value Lowerer::literal(const ast::Literal& lit) {
   auto tok = lit.token();
   switch (tok.kind()) {
     case SyntaxKind::INT_NUMBER:
-      if (auto n = syntax::int_value(tok.text())) {
-        v.ty = Ty::of(TensorType{DType::i64, {}});
-        v.weak = true;
-        v.number = static_cast<double>(*n);
-      }
+      if (auto n = syntax::int_value(tok.text())) return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {weak_int_leaf(*n, v.span)}}), v.span);
       return v;  // malformed: the lexer reported it
     case SyntaxKind::FLOAT_NUMBER:
-      if (auto n = syntax::float_value(tok.text())) {
-        v.ty = Ty::of(TensorType{DType::f32, {}});
-        v.weak = v.weak_float = true;
-        v.number = *n;
+      if (syntax::float_value(tok.text())) {
+        std::string digits;
+        for (char c : tok.text())
+          if (c != '_') digits += c;
+        return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {weak_float_leaf(std::move(digits), v.span)}}), v.span);
       }
       return v;
     case SyntaxKind::TRUE_KW:
-    case SyntaxKind::FALSE_KW: return constant_scalar(DType::boolean, tok.kind() == SyntaxKind::TRUE_KW ? 1 : 0, v.span);
+    case SyntaxKind::FALSE_KW: return constant_bool(tok.kind() == SyntaxKind::TRUE_KW, v.span);
     case SyntaxKind::STRING:
       if (auto s = syntax::string_value(tok.text())) {
         v.ty = Ty::string();
@@ -101,41 +126,44 @@ Value Lowerer::literal(const ast::Literal& lit) {
   }
 }
 
-Value Lowerer::constant_scalar(DType dt, double x, Span at, MemSpace space) {
-  Bytes bytes;
-  auto put = [&](const void* p, std::size_t n) {
-    const auto* c = static_cast<const std::uint8_t*>(p);
-    bytes.insert(bytes.end(), c, c + n);  // hosts are little-endian (checked at configure time)
-  };
-  switch (dt) {
-    case DType::f32: { float f = static_cast<float>(x); put(&f, 4); break; }
-    case DType::f64: put(&x, 8); break;
-    case DType::i64: { auto i = static_cast<std::int64_t>(x); put(&i, 8); break; }
-    case DType::i32: { auto i = static_cast<std::int32_t>(x); put(&i, 4); break; }
-    case DType::i16: { auto i = static_cast<std::int16_t>(x); put(&i, 2); break; }
-    case DType::i8: { auto i = static_cast<std::int8_t>(x); put(&i, 1); break; }
-    case DType::u64: { auto i = static_cast<std::uint64_t>(x); put(&i, 8); break; }
-    case DType::u32: { auto i = static_cast<std::uint32_t>(x); put(&i, 4); break; }
-    case DType::u16: { auto i = static_cast<std::uint16_t>(x); put(&i, 2); break; }
-    case DType::u8:
-    case DType::boolean: { auto i = static_cast<std::uint8_t>(x); put(&i, 1); break; }
-    default:
-      d_.error("E2090", std::string("literals of type ") + std::string(dtype_name(dt)) + " are not supported yet")
-          .primary(at).note("write the literal as f32 and convert it with cast(x, to: ...)");
-      return error_value(at);
-  }
+Value Lowerer::weak_value(std::shared_ptr<const WeakLit> lit, Span at) {
   Value v;
-  v.ty = Ty::of(TensorType{dt, {}, space});
+  std::vector<Dim> dims;
+  for (auto n : lit->shape) dims.push_back(Dim::fixed(n));
+  v.ty = Ty::of(TensorType{default_literal_dtype(*lit), dims});
+  v.weak = true;
+  v.weak_float = lit->is_float();
+  v.lit = std::move(lit);
+  v.span = at;
+  return v;
+}
+
+Value Lowerer::too_deep_literal(Span op) {
+  d_.error("E2090", "a literal expression of more than " + std::to_string(kMaxWeakDepth) + " operations")
+      .primary(op, "one too many")
+      .note("bind a part of it with a typed `let` first");
+  return error_value(op);
+}
+
+Value Lowerer::constant_bool(bool b, Span at) {
+  Value v;
+  v.ty = Ty::of(TensorType{DType::boolean, {}});
   v.constant = true;
-  v.refs = {b_.constant(v.ty.tensor, std::move(bytes))};
+  v.refs = {b_.constant(v.ty.tensor, Bytes{static_cast<std::uint8_t>(b ? 1 : 0)})};
   v.span = at;
   return v;
 }
 
 Value Lowerer::materialize(Value v, DType dt, MemSpace space) {
   if (!v.weak) return v;
-  if (v.weak_float && !dtype_info(dt).is_float) dt = DType::f32;
-  return constant_scalar(dt, v.number, v.span, space);
+  auto bytes = evaluate_weak(*v.lit, dt, d_);
+  if (!bytes) return error_value(v.span);
+  Value c;
+  c.ty = Ty::of(TensorType{dt, v.ty.tensor.shape, space});
+  c.constant = true;
+  c.refs = {b_.constant(c.ty.tensor, std::move(*bytes))};
+  c.span = v.span;
+  return c;
 }
 
 Value Lowerer::path(const ast::PathExpr& p) {
@@ -161,12 +189,7 @@ Value Lowerer::path(const ast::PathExpr& p) {
           .note("a dimension used as a value needs a static extent at the call");
       return error_value(at);
     }
-    Value v;
-    v.ty = Ty::of(TensorType{DType::i64, {}});
-    v.weak = true;
-    v.number = static_cast<double>(it->second.extent());
-    v.span = at;
-    return v;
+    return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {weak_int_leaf(it->second.extent(), at)}}), at);
   }
   if (find_fn(name) || ops::op_registry().find(name)) {
     d_.error("E2009", "`" + name + "` is a function; functions are not values").primary(at).note("call it: " + name + "(...)");
@@ -179,13 +202,7 @@ Value Lowerer::path(const ast::PathExpr& p) {
 
 Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const AttrMap& attrs, Span at, Span op_span) {
   if (op.family == "random") need_effect("rand", op_span, "`" + op.name + "` draws random numbers");
-  DType hint = DType::f32;
   MemSpace space = MemSpace::host;
-  for (const auto& a : args)
-    if (!a.weak && a.ty.is_tensor()) {
-      hint = a.ty.tensor.dtype;
-      break;
-    }
   bool constant = true;
   for (const auto& a : args)
     if (!a.weak && !a.constant && a.ty.is_tensor()) {
@@ -195,9 +212,10 @@ Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const Att
   if (!same_space(args, op_span.valid() ? op_span : at)) return error_value(at);
   std::vector<TensorType> types;
   std::vector<ValueRef> refs;
-  for (auto& a : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    Value& a = args[i];
     if (!a.ok()) return error_value(at);
-    if (a.weak) a = materialize(a, hint, space);
+    if (a.weak) a = materialize(a, literal_dtype(op, args, i), space);
     if (!a.ok()) return error_value(at);
     if (!a.ty.is_tensor()) {
       d_.error("E2104", "`" + op.name + "` takes tensors, not " + a.ty.to_string()).primary(a.span, "this is " + a.ty.to_string());
@@ -276,22 +294,22 @@ Value Lowerer::binary_step(const ast::BinExpr& e, Value l) {
   }
   Value r = expr(e.rhs());
   if (!opname || !l.ok() || !r.ok()) return error_value(at);
-  // Two untyped literals fold (arithmetic only).
-  if (l.weak && r.weak && tok.kind() != SyntaxKind::AT) {
-    Value v = l;
-    v.span = at;
-    v.weak_float = l.weak_float || r.weak_float;
+  // Arithmetic of two literal scalars stays a literal: computed once the context gives it a
+  // dtype (`let x: f32 = 7 / 2` is 3.5, `7 / 2` alone is the i64 3).
+  if (l.weak && r.weak && l.lit->shape.empty() && r.lit->shape.empty()) {
+    std::optional<WeakNum::Op> wop;
     switch (tok.kind()) {
-      case SyntaxKind::PLUS: v.number = l.number + r.number; return v;
-      case SyntaxKind::MINUS: v.number = l.number - r.number; return v;
-      case SyntaxKind::STAR: v.number = l.number * r.number; return v;
-      case SyntaxKind::SLASH:
-        if (v.weak_float) {
-          v.number = l.number / r.number;
-          return v;
-        }
-        break;
+      case SyntaxKind::PLUS: wop = WeakNum::Op::add; break;
+      case SyntaxKind::MINUS: wop = WeakNum::Op::sub; break;
+      case SyntaxKind::STAR: wop = WeakNum::Op::mul; break;
+      case SyntaxKind::SLASH: wop = WeakNum::Op::div; break;
+      case SyntaxKind::PERCENT: wop = WeakNum::Op::rem; break;
       default: break;
+    }
+    if (wop) {
+      auto n = weak_node(*wop, l.lit->elems[0], r.lit->elems[0], at);
+      if (!n) return too_deep_literal(span(tok));
+      return weak_value(std::make_shared<WeakLit>(WeakLit{{}, {std::move(n)}}), at);
     }
   }
   const ops::OpDef* op = ops::op_registry().find(opname);
@@ -314,10 +332,11 @@ Value Lowerer::prefix(const ast::PrefixExpr& e) {
   Value v = expr(e.operand());
   if (!v.ok()) return error_value(at);
   bool minus = e.op_token().kind() == SyntaxKind::MINUS;
-  if (minus && v.weak) {
-    v.number = -v.number;
-    v.span = at;
-    return v;
+  if (minus && v.weak) {  // `-2`, `-[1, 2]`: still a literal
+    auto lit = std::make_shared<WeakLit>(*v.lit);
+    for (auto& x : lit->elems)
+      if (!(x = weak_negate(x, at))) return too_deep_literal(span(e.op_token()));
+    return weak_value(std::move(lit), at);
   }
   const ops::OpDef* op = ops::op_registry().find(minus ? "neg" : "logical_not");
   if (!op) {
@@ -380,11 +399,12 @@ Value Lowerer::index(const ast::IndexExpr& e) {
       return true;
     }
     Value v = expr(x);
-    if (!v.weak || v.weak_float) {
-      if (v.ok()) d_.error("E2090", "indices and slice bounds are integer literals for now").primary(span(x));
+    auto n = v.integer();
+    if (!n) {
+      if (v.ok()) d_.error("E2090", "indices and slice bounds are integer literals (in the range of i64) for now").primary(span(x));
       return false;
     }
-    out = static_cast<std::int64_t>(v.number);
+    out = *n;
     return true;
   };
   std::int64_t axis = 0;
@@ -526,7 +546,7 @@ Value Lowerer::tuple(const ast::TupleExpr& e) {
   std::vector<Ty> elems;
   for (const ast::Expr& x : e.elements()) {
     Value xv = owned_value(x, "a tuple element");
-    if (xv.weak) xv = materialize(xv, xv.weak_float ? DType::f32 : DType::i64);
+    xv = materialize_default(xv);
     if (!xv.ok()) return error_value(v.span);
     elems.push_back(xv.ty);
     v.refs.insert(v.refs.end(), xv.refs.begin(), xv.refs.end());
@@ -537,10 +557,8 @@ Value Lowerer::tuple(const ast::TupleExpr& e) {
 
 Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
   Span at = span(e);
-  std::vector<double> nums;
-  bool any_float = false;
+  auto lit = std::make_shared<WeakLit>();
   // Nested literals make matrices: `[[1, 2], [3, 4]]` is 2x2; every row has the same shape.
-  std::vector<std::uint64_t> shape;
   std::function<std::optional<std::vector<std::uint64_t>>(const ast::TensorExpr&)> collect =
       [&](const ast::TensorExpr& t) -> std::optional<std::vector<std::uint64_t>> {
     std::optional<std::vector<std::uint64_t>> inner;
@@ -556,12 +574,11 @@ Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
       } else {
         Value xv = expr(x);
         if (!xv.ok()) return std::nullopt;
-        if (!xv.weak) {
+        if (!xv.weak || !xv.lit->shape.empty()) {
           d_.error("E2090", "tensor literals hold number literals for now").primary(xv.span);
           return std::nullopt;
         }
-        any_float = any_float || xv.weak_float;
-        nums.push_back(xv.number);
+        lit->elems.push_back(xv.lit->elems[0]);
       }
       if (!inner) {
         inner = here;
@@ -577,28 +594,8 @@ Value Lowerer::tensor_lit(const ast::TensorExpr& e) {
   };
   auto got = collect(e);
   if (!got) return error_value(at);
-  std::vector<Dim> dims;
-  for (auto n : *got) dims.push_back(Dim::fixed(n));
-  TensorType t{any_float ? DType::f32 : DType::i64, dims};
-  Bytes bytes;
-  for (double n : nums) {
-    std::uint8_t buf[8];
-    if (any_float) {
-      float f = static_cast<float>(n);
-      std::memcpy(buf, &f, 4);
-      bytes.insert(bytes.end(), buf, buf + 4);
-    } else {
-      auto i = static_cast<std::int64_t>(n);
-      std::memcpy(buf, &i, 8);
-      bytes.insert(bytes.end(), buf, buf + 8);
-    }
-  }
-  Value v;
-  v.ty = Ty::of(t);
-  v.refs = {b_.constant(t, std::move(bytes))};
-  v.span = at;
-  v.constant = true;
-  return v;
+  lit->shape = *got;
+  return weak_value(std::move(lit), at);  // its dtype comes from where it is used, like a scalar's
 }
 
 Value Lowerer::block_value(const ast::BlockExpr& e, bool fn_body) {
@@ -623,7 +620,7 @@ void Lowerer::pure_stmt(const ast::Stmt& s) {
     bool borrows = is_borrow_init(let.init());
     Value v = borrows ? expr(let.init()) : owned_value(let.init(), "a `let` binding");
     Ty want = let.type() ? resolve_type(let.type()) : Ty::error();
-    if (v.weak) v = materialize(v, want.is_tensor() ? want.tensor.dtype : (v.weak_float ? DType::f32 : DType::i64));
+    v = want.is_tensor() ? materialize(v, want.tensor.dtype, want.tensor.space) : materialize_default(v);
     if (!v.ok()) {
       bind_pattern(let.pattern(), Ty::error(), {}, {}, false, span(let));
       return;

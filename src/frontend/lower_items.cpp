@@ -301,7 +301,8 @@ void Lowerer::lower_pure_function(FnInfo& f) {
   std::size_t before = d_.error_count();
   Value v = block_value(f.item.body(), true);
   if (d_.error_count() > before || !v.ok()) return;
-  if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype);
+  if (v.weak && f.ret.is_tensor()) v = materialize(v, f.ret.tensor.dtype, f.ret.tensor.space);
+  if (!v.ok()) return;  // a literal that does not fit the return type: reported
   if (!same_type(v.ty, f.ret)) {
     auto tail = f.item.body().tail();
     if (space_mismatch(f.ret, v.ty, tail ? span(tail) : span(f.item.body()), f.ret_span.valid() ? f.ret_span : span(f.item.name()),

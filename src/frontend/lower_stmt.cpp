@@ -19,16 +19,16 @@ bool is_scalar(const Ty& t, DType dt) { return t.is_tensor() && t.tensor.rank() 
 }  // namespace
 
 Lowerer::Slots Lowerer::compute(const std::function<Value()>& eval, Span at, std::vector<block::Stmt>& out,
-                                const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut) {
+                                const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut, const Ty* want) {
   auto saved_params = std::move(region_params_);
   auto saved_slots = std::move(region_param_slots_);
   region_params_.clear();
   region_param_slots_.clear();
   Value v = eval();
   if (v.weak) {
-    DType dt = v.weak_float ? DType::f32 : DType::i64;
-    if (into && !into->empty()) dt = block_fn_->slots[(*into)[0]].type.dtype;
-    v = materialize(v, dt);
+    if (into && !into->empty()) v = materialize(v, block_fn_->slots[(*into)[0]].type.dtype);
+    else if (want && want->is_tensor()) v = materialize(v, want->tensor.dtype, want->tensor.space);
+    else v = materialize_default(v);
   }
   Slots result;
   if (v.ok() && v.ty.kind != TyKind::string) {
@@ -52,7 +52,7 @@ Lowerer::Slots Lowerer::compute(const std::function<Value()>& eval, Span at, std
 }
 
 Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into,
-                                 bool fresh, const std::string& hint, bool is_mut) {
+                                 bool fresh, const std::string& hint, bool is_mut, const Ty* want) {
   if (!e) return std::nullopt;
   if (auto p = ast::cast<ast::PathExpr>(e.syntax()); p && p.name_ref() && !into && !fresh)
     if (Binding* b = lookup(p.name_ref().text()); b && b->in_slots) {
@@ -68,7 +68,7 @@ Lowerer::Slots Lowerer::to_slots(const ast::Expr& e, std::vector<block::Stmt>& o
       emit_assign(out, r->second, *into, span(e));
       return std::make_pair(r->first, *into);
     }
-  return compute([&] { return expr(e); }, span(e), out, into, hint, is_mut);
+  return compute([&] { return expr(e); }, span(e), out, into, hint, is_mut, want);
 }
 
 void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& out, bool fn_body) {
@@ -96,7 +96,7 @@ void Lowerer::block_stmts(const ast::BlockExpr& body, std::vector<block::Stmt>& 
     if (pl) ++place_checked_;
     auto r = tail.kind() == SyntaxKind::IF_EXPR
                  ? if_value(ast::cast<ast::IfExpr>(tail.syntax()), out, nullptr, &current_->ret, "result", false)
-                 : to_slots(tail, out, nullptr, true, "result");
+                 : to_slots(tail, out, nullptr, true, "result", false, &current_->ret);
     if (pl) --place_checked_;
     if (r && !same_type(r->first, current_->ret) &&
         !space_mismatch(current_->ret, r->first, span(tail), current_->ret_span.valid() ? current_->ret_span : span(current_->item.name()),
@@ -149,7 +149,7 @@ void Lowerer::block_expr_stmt(const ast::Expr& e, std::vector<block::Stmt>& out)
       }
       auto v = r.value().kind() == SyntaxKind::IF_EXPR
                    ? if_value(ast::cast<ast::IfExpr>(r.value().syntax()), out, nullptr, &current_->ret, "result", false)
-                   : to_slots(r.value(), out, nullptr, true, "result");
+                   : to_slots(r.value(), out, nullptr, true, "result", false, &current_->ret);
       if (!v) return;
       if (!same_type(v->first, current_->ret)) {
         d_.error("E2101", "`" + current_->name + "` returns " + v->first.to_string() + " but declares " + current_->ret.to_string())
@@ -185,6 +185,7 @@ void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
   bool builtin = site && site->kind == CallSite::Kind::builtin;
   bool is_csv = builtin && site->name == "read_csv";
   bool borrows = is_borrow_init(init);
+  Ty want = s.type() && !is_csv ? resolve_type(s.type()) : Ty::error();  // resolved once: its errors once
   if (is_csv) {
     r = read_csv(*site, s.type(), out);
   } else if (builtin && is_transfer(site->name)) {
@@ -207,10 +208,9 @@ void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
     }
     if (pl) ++place_checked_;  // checked (and moved) as a whole just now
     if (init.kind() == SyntaxKind::IF_EXPR && s.type()) {  // the annotation types the branches' literals
-      Ty want = resolve_type(s.type());
       r = if_value(ast::cast<ast::IfExpr>(init.syntax()), out, nullptr, &want, hint, is_mut);
     } else {
-      r = to_slots(init, out, nullptr, true, hint, is_mut);
+      r = to_slots(init, out, nullptr, true, hint, is_mut, s.type() ? &want : nullptr);
     }
     if (pl) --place_checked_;
   }
@@ -219,7 +219,6 @@ void Lowerer::let_stmt(const ast::LetStmt& s, std::vector<block::Stmt>& out) {
     return;
   }
   if (s.type() && !is_csv) {
-    Ty want = resolve_type(s.type());
     if (!want.has_error() && !same_type(want, r->first) &&
         !space_mismatch(want, r->first, span(init), span(s.type()), "the `let` annotation"))
       d_.error("E2101", "`let` declares " + want.to_string() + " but the value is " + r->first.to_string())
@@ -296,7 +295,7 @@ void Lowerer::assign(const ast::AssignExpr& e, std::vector<block::Stmt>& out) {
         }
         return apply_op(*op, {expr(target), v}, {}, span(e), span(e.op_token()));
       },
-      span(e), out, nullptr, "%assign", false);
+      span(e), out, nullptr, "%assign", false, &want);
   if (!r || d_.error_count() > before) return;
   if (auto pl = place_of(target); pl && !check_access(*pl, Access::write, span(target))) return;
   if (!same_type(r->first, want)) {

@@ -96,7 +96,7 @@ std::string Lowerer::closest_name(std::string_view name) const {
     for (const auto& [n, b] : sc) consider(n);
   for (const auto& [n, key] : mod_->fns) consider(n);
   for (const ops::OpDef* op : ops::op_registry().all()) consider(op->name);
-  for (const char* builtin : {"print", "read_csv", "value_and_grad", "grad", "copy", "to_host", "to_device", "to_pinned", "to_unified"}) consider(builtin);
+  for (const char* builtin : {"print", "read_csv", "value_and_grad", "grad", "copy", "to_host", "to_device", "to_pinned", "to_unified", "zeros", "ones", "full"}) consider(builtin);
   return best;
 }
 

@@ -19,6 +19,7 @@
 
 #include "base/diagnostic.h"
 #include "frontend/types.h"
+#include "frontend/weak_literal.h"
 #include "ir/block/block.h"
 #include "ir/graph/builder.h"
 #include "ops/op_def.h"
@@ -37,14 +38,18 @@ enum class RefKind : std::uint8_t { owned, shared, mut };
 struct Value {
   Ty ty;
   std::vector<ValueRef> refs;  // the tensor leaves
-  bool weak = false;           // an untyped numeric literal (takes the other operand's dtype)
-  bool weak_float = false;
-  double number = 0;
+  // An untyped number literal (weak_literal.h): it takes the dtype of where it is used.
+  bool weak = false;
+  bool weak_float = false;     // it has a float leaf: it cannot become an integer
+  std::shared_ptr<const WeakLit> lit;  // set when weak; `ty` then holds its default type
   std::string text;            // a string literal's value
   Span span;
   RefKind borrow = RefKind::owned;  // `&x` / `&mut x`
   bool constant = false;  // computed from literals and attributes alone: placed in whatever space it is used in
   bool ok() const { return !ty.has_error(); }
+  // The exact value of an integer literal scalar (`3`, `-2`, `N - 1`) computed in i64;
+  // nullopt for anything else or one out of the range of i64.
+  std::optional<std::int64_t> integer() const { return lit ? weak_i64(*lit) : std::nullopt; }
 };
 
 struct Binding {
@@ -194,11 +199,18 @@ class Lowerer {
   void pure_stmt(const ast::Stmt& s);
   // Applies a registry op: types checked by ops::infer_types; errors underline every operand.
   Value apply_op(const ops::OpDef& op, std::vector<Value> args, const AttrMap& attrs, Span at, Span op_span);
-  Value materialize(Value v, DType dt, MemSpace space = MemSpace::host);  // weak literal -> constant
-  Value constant_scalar(DType dt, double v, Span at, MemSpace space = MemSpace::host);
+  // A weak literal computed in dt (E2121/E2122 when it does not fit) -> a constant node.
+  Value materialize(Value v, DType dt, MemSpace space = MemSpace::host);
+  Value materialize_default(Value v) { return v.weak ? materialize(v, default_literal_dtype(*v.lit)) : v; }
+  Value weak_value(std::shared_ptr<const WeakLit> lit, Span at);
+  Value constant_bool(bool b, Span at);
+  Value too_deep_literal(Span op);  // E2090: deeper than kMaxWeakDepth
 
   // ---- calls (lower_calls.cpp) ----
   Value call(const ast::Expr& e);  // CALL_EXPR or METHOD_CALL_EXPR (`module.f(...)`)
+  // `zeros(shape)`, `ones(shape)`, `full(shape, value)`, each with `dtype:` (lower_constructors.cpp).
+  static bool is_constructor(std::string_view name);
+  Value constructor(const CallSite& site, const std::vector<ast::Expr>& positional, const std::vector<ast::NamedArg>& named);
   Value call_user(FnInfo& f, std::vector<Value> args, Span at, Span callee_span);
   // A call of a custom op (a function with an `@grad NAME` doc directive): lower_custom_ops.cpp.
   Value call_custom_op(FnInfo& f, const std::string& grad_name, const std::vector<Value>& args, Span at);
@@ -240,10 +252,12 @@ class Lowerer {
   // existing slots to write (assignment); else fresh slots named `hint`. A plain variable
   // is returned as is unless `fresh`.
   using Slots = std::optional<std::pair<Ty, std::vector<block::SlotId>>>;
+  // `want`: the type the context declares (a `let` annotation, the assigned variable's), which
+  // a literal takes.
   Slots to_slots(const ast::Expr& e, std::vector<block::Stmt>& out, const std::vector<block::SlotId>* into = nullptr,
-                 bool fresh = false, const std::string& hint = "", bool is_mut = false);
+                 bool fresh = false, const std::string& hint = "", bool is_mut = false, const Ty* want = nullptr);
   Slots compute(const std::function<Value()>& eval, Span at, std::vector<block::Stmt>& out,
-                const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut);
+                const std::vector<block::SlotId>* into, const std::string& hint, bool is_mut, const Ty* want = nullptr);
   // A user function lowered to BlockIR, called as a statement: `let r = f(...)` or `f(...);`.
   std::optional<std::pair<Ty, std::vector<block::SlotId>>> call_stmt(const CallSite& site, FnInfo& f,
                                                                      std::vector<block::Stmt>& out);
@@ -352,7 +366,12 @@ class Lowerer {
   int region_counter_ = 0;
 };
 
-// Named arguments -> attributes of `op` (attrs_from_ast.cpp). Reports E2007/E2008.
+// One literal as an attribute value of `kind` (attrs_from_ast.cpp): E2008 when it is not one
+// (`what` names the place, `want` the kind expected), E2121 for an integer out of i64 (out of
+// 64 bits when `raw_bits`: a seed, stored as its two's complement).
+std::optional<AttrValue> attr_from_ast(AttrKind kind, const ast::Expr& e, const std::string& what, const std::string& want,
+                                       SourceId src, DiagnosticSink& d, bool raw_bits = false);
+// Named arguments -> attributes of `op` (attrs_from_ast.cpp). Reports E2007/E2008/E2121.
 std::optional<AttrMap> attrs_from_args(const ops::OpDef& op, const std::vector<ast::NamedArg>& named, SourceId src,
                                        DiagnosticSink& d);
 

@@ -203,6 +203,10 @@ std::optional<CallSite> Lowerer::call_site(const ast::Expr& e, bool quiet) {
       cs.kind = CallSite::Kind::user, cs.fn = &fns_.find(f->second)->second, cs.name = cs.fn->name;
       return cs;
     }
+    if (is_constructor(name)) {  // after the module's own functions: a user `fn zeros` wins
+      cs.kind = CallSite::Kind::builtin, cs.name = name;
+      return cs;
+    }
     std::string op_name = name;
     if (auto a = mod_->op_aliases.find(name); a != mod_->op_aliases.end()) op_name = a->second;
     if (op_name == "print" || op_name == "read_csv") {

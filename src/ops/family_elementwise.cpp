@@ -55,6 +55,9 @@ void register_family_elementwise(OpRegistry& r) {
   r.add(binary("sub", 101, kNumeric, "a - b with broadcasting", binary_kernel<num::Sub>));
   r.add(binary("mul", 102, kNumeric, "a * b with broadcasting", binary_kernel<num::Mul>));
   r.add(binary("div", 103, kNumeric, "a / b; integers truncate toward zero and x/0 = 0", binary_kernel<num::Div>));
+  r.add(binary("remainder", 106, kNumeric,
+               "a % b: truncated remainder with a's sign (fmod for floats); integers: x % 0 = x",
+               binary_kernel<num::Rem>));
   r.add(binary("maximum", 104, kNumeric, "elementwise max; NaN if either is NaN; max(-0,+0) = +0",
                binary_kernel<num::Maximum>));
   r.add(binary("minimum", 105, kNumeric, "elementwise min; NaN if either is NaN; min(-0,+0) = -0",

@@ -356,16 +356,22 @@ class Lowering {
     return order;
   }
 
+  // An integer the attribute (an i64) holds exactly: 2^63 and above would wrap in get<int64_t>.
+  static bool fits_i64(const json& v) {
+    return v.is_number_integer() &&
+           (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX));
+  }
+
   // JSON attribute values, converted by the kind the op declares.
   std::optional<AttrValue> attr_value(const ops::AttrSpec* spec, const json& v) {
     AttrKind kind = spec ? spec->kind : AttrKind::string;
     switch (kind) {
       case AttrKind::boolean: if (v.is_boolean()) return AttrValue(v.get<bool>()); break;
-      case AttrKind::integer: if (v.is_number_integer()) return AttrValue(v.get<std::int64_t>()); break;
+      case AttrKind::integer: if (fits_i64(v)) return AttrValue(v.get<std::int64_t>()); break;
       case AttrKind::real: if (v.is_number()) return AttrValue(v.get<double>()); break;
       case AttrKind::string: if (v.is_string()) return AttrValue(v.get<std::string>()); break;
       case AttrKind::integers:
-        if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); }))
+        if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return fits_i64(x); }))
           return AttrValue(v.get<std::vector<std::int64_t>>());
         break;
       case AttrKind::reals:

@@ -139,7 +139,7 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
   std::vector<Case> out;
   auto f32like = {DType::f32, DType::f16, DType::bf16};
   auto floats = {DType::f32, DType::f64, DType::f16, DType::bf16};
-  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "maximum" || op == "minimum") {
+  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "remainder" || op == "maximum" || op == "minimum") {
     binary_cases(out, rng, all_numeric());
   } else if (op == "neg" || op == "abs") {
     std::vector<DType> t = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i8, DType::i32, DType::i64, DType::u8};

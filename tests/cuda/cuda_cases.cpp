@@ -69,7 +69,7 @@ std::vector<Case> all_cases() {
   cs.push_back({"clamp", {R(DType::f64, {999})}, attrs({{"min", 0.5}, {"max", -0.25}}), "clamp min>max"});
 
   // Binary with broadcasting.
-  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+  for (const char* op : {"add", "sub", "mul", "div", "remainder", "maximum", "minimum"}) {
     for (DType dt : {DType::f32, DType::f64, DType::bf16, DType::f16, DType::i32, DType::i8, DType::u8, DType::i64, DType::u64}) {
       cs.push_back({op, {R(dt, {37, 129}), R(dt, {129})}, {}, std::string(op) + " " + std::string(dtype_name(dt)) + " row bcast"});
     }

@@ -34,6 +34,8 @@ std::vector<OpCase> op_cases() {
       {"gelu", {"f32[64]"}, {}},
       {"gelu", {"f32[64]"}, {{"approximate", "tanh"}}, "tanh"},
       {"pow", {"f32+[32]", "f32[32]"}, {}},
+      {"remainder", {"f32[33]", "f32[33]"}, {}},
+      {"remainder", {"i32[17]", "i32[17]"}, {}, "i32"},
       {"clamp", {"f32[10]"}, {{"min", -0.5}, {"max", 0.5}}},
       // comparisons, logic, where, cast
       {"eq", {"i32<3[8]", "i32<3[8]"}, {}},

@@ -95,6 +95,18 @@ TEST(Workflow, EachProblemHasItsCode) {
             std::vector<std::string>{"W0006"});
 }
 
+// An integer attribute is an i64: 2^63 is refused as not fitting, never wrapped to -2^63.
+TEST(Workflow, IntegerAttributeAbove64BitsSignedIsRefused) {
+  for (const char* attrs : {R"({"axes": [9223372036854775808]})", R"({"axes": [18446744073709551615]})"}) {
+    SourceMap sm;
+    DiagnosticSink d;
+    std::string text = doc(std::string(R"([{"id": "s", "op": "sum", "attrs": )") + attrs + "}]", R"([{"from": "a", "to": "s.x"}])");
+    EXPECT_FALSE(lower(text, d, sm));
+    ASSERT_TRUE(d.contains("W0006")) << text;
+    EXPECT_NE(d.all()[0].message.find("attribute \"axes\" must be"), std::string::npos) << d.all()[0].message;
+  }
+}
+
 TEST(Workflow, TypeMismatchNamesTheNodeAndUnderlinesIt) {
   SourceMap sm;
   DiagnosticSink d;

@@ -204,6 +204,7 @@ void register_elementwise_kernels(ops::OpRegistry& r) {
   add_kernel(r, "sub", binary_kernel<num::Sub>, S, W);
   add_kernel(r, "mul", binary_kernel<num::Mul>, S, W);
   add_kernel(r, "div", binary_kernel<num::Div>, S, W);
+  add_kernel(r, "remainder", binary_kernel<num::Rem>, C, W);
   add_kernel(r, "maximum", binary_kernel<num::Maximum>, S, W);
   add_kernel(r, "minimum", binary_kernel<num::Minimum>, S, W);
   add_kernel(r, "neg", unary_kernel<num::Neg>, S, W);

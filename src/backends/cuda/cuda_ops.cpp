@@ -627,6 +627,7 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
   static auto* t = new std::map<std::string, DevKernel, std::less<>>{
       {"add", binary(Ew::add)}, {"sub", binary(Ew::sub)}, {"mul", binary(Ew::mul)}, {"div", binary(Ew::div)},
       {"maximum", binary(Ew::maximum)}, {"minimum", binary(Ew::minimum)}, {"pow", binary(Ew::pow)},
+      {"remainder", binary(Ew::remainder)},
       {"eq", binary(Ew::eq)}, {"ne", binary(Ew::ne)}, {"lt", binary(Ew::lt)}, {"le", binary(Ew::le)},
       {"gt", binary(Ew::gt)}, {"ge", binary(Ew::ge)}, {"logical_and", binary(Ew::logical_and)},
       {"logical_or", binary(Ew::logical_or)}, {"logical_xor", binary(Ew::logical_xor)},

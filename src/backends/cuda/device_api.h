@@ -40,7 +40,7 @@ using Stream = void*;  // a cudaStream_t
 
 enum class Ew : int {
   // binary arithmetic
-  add, sub, mul, div, maximum, minimum, pow,
+  add, sub, mul, div, maximum, minimum, pow, remainder,
   // comparisons and logic (bool results)
   eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
   // unary

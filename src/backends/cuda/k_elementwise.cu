@@ -222,6 +222,7 @@ int launch_binary(Ew op, const Strided& a, const Strided& b, void* y, int ydt, c
     case Ew::maximum: return binary_typed<num::Maximum>(a, b, y, ydt, out, s);
     case Ew::minimum: return binary_typed<num::Minimum>(a, b, y, ydt, out, s);
     case Ew::pow: return binary_typed<num::Pow>(a, b, y, ydt, out, s);
+    case Ew::remainder: return binary_typed<num::Rem>(a, b, y, ydt, out, s);
     case Ew::eq: return binary_typed<num::Eq>(a, b, y, ydt, out, s);
     case Ew::ne: return binary_typed<num::Ne>(a, b, y, ydt, out, s);
     case Ew::lt: return binary_typed<num::Lt>(a, b, y, ydt, out, s);

@@ -48,6 +48,31 @@ struct Div {
     return static_cast<T>(a / b);
   }
 };
+// a % b: the remainder of truncating division, with the sign of a (C's fmod and `%`, Rust's
+// `%`; not Python's floor-mod). Floats: IEEE fmod, which is exact; x % 0 and inf % y are NaN,
+// x % inf is x. Integers: x % 0 = x and MIN % -1 = 0, so a == (a / b) * b + a % b for all a, b.
+struct Rem {
+  RUNG_HD float operator()(float a, float b) const {
+#if defined(__CUDA_ARCH__)
+    return fmodf(a, b);
+#else
+    return __builtin_fmodf(a, b);
+#endif
+  }
+  RUNG_HD double operator()(double a, double b) const {
+#if defined(__CUDA_ARCH__)
+    return fmod(a, b);
+#else
+    return __builtin_fmod(a, b);
+#endif
+  }
+  template <Int T> RUNG_HD T operator()(T a, T b) const {
+    if (b == 0) return a;
+    if constexpr (std::is_signed_v<T>)
+      if (b == -1) return 0;
+    return static_cast<T>(a % b);
+  }
+};
 struct Neg {
   RUNG_HD float operator()(float a) const { return f32_from_bits(bits_of(a) ^ 0x80000000u); }
   RUNG_HD double operator()(double a) const { return f64_from_bits(bits_of(a) ^ 0x8000000000000000ull); }

@@ -58,6 +58,7 @@ const std::map<std::string, Row>& binary_rows() {
       {"maximum", {kNumeric32, "fmax(a, b)", "max(a, b)", "max(a, b)", {"fmax"}}},
       {"minimum", {kNumeric32, "fmin(a, b)", "min(a, b)", "min(a, b)", {"fmin"}}},
       {"pow", {kFloat32Like, "pow_r(a, b)", "", "", {"pow_r"}}},
+      {"remainder", {kNumeric32, "fmod_r(a, b)", "irem(a, b)", "urem(a, b)", {"irem", "fmod_r"}}},
   };
   return rows;
 }

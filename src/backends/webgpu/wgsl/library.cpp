@@ -461,6 +461,52 @@ fn idiv(a: i32, b: i32) -> i32 {
 }
 fn udiv(a: u32, b: u32) -> u32 { return select(a / max(b, 1u), 0u, b == 0u); }
 )"};
+  L["irem"] = {{}, R"(// The remainder of idiv/udiv, with a's sign: x % 0 = x; MIN % -1 = 0.
+fn irem(a: i32, b: i32) -> i32 {
+  if (b == 0) { return a; }
+  if (b == -1) { return 0; }
+  return a - (a / b) * b;
+}
+fn urem(a: u32, b: u32) -> u32 { return select(a - (a / max(b, 1u)) * b, a, b == 0u); }
+)"};
+  L["fmod_r"] = {{}, R"(// IEEE fmod on the bits (exact; no float arithmetic, so nothing is flushed or
+// contracted): long division of the significands, one bit per exponent step.
+fn fmod_norm(a: u32) -> vec2<i32> {  // |x| bits -> (significand with its leading 1 at bit 23, exponent)
+  var e = i32(a >> 23u);
+  var m = a & 0x7fffffu;
+  if (e == 0) {
+    e = 1;
+    loop { if ((m >> 23u) != 0u) { break; } m = m << 1u; e = e - 1; }
+  } else {
+    m = m | 0x800000u;
+  }
+  return vec2<i32>(i32(m), e);
+}
+fn fmod_r(x: f32, y: f32) -> f32 {
+  let sx = bitcast<u32>(x) & 0x80000000u;
+  let ax = bitcast<u32>(x) & 0x7fffffffu;
+  let ay = bitcast<u32>(y) & 0x7fffffffu;
+  if (ay == 0u || ax >= 0x7f800000u || ay > 0x7f800000u) { return bitcast<f32>(0x7fc00000u); }
+  if (ax < ay) { return x; }
+  if (ax == ay) { return bitcast<f32>(sx); }
+  let nx = fmod_norm(ax);
+  let ny = fmod_norm(ay);
+  var mx = u32(nx.x);
+  let my = u32(ny.x);
+  var ex = nx.y;
+  loop {
+    if (ex <= ny.y) { break; }
+    if (mx >= my) { mx = mx - my; if (mx == 0u) { return bitcast<f32>(sx); } }
+    mx = mx << 1u;
+    ex = ex - 1;
+  }
+  if (mx >= my) { mx = mx - my; if (mx == 0u) { return bitcast<f32>(sx); } }
+  loop { if ((mx >> 23u) != 0u) { break; } mx = mx << 1u; ex = ex - 1; }
+  var bits: u32;
+  if (ex > 0) { bits = (mx & 0x7fffffu) | (u32(ex) << 23u); } else { bits = mx >> u32(1 - ex); }
+  return bitcast<f32>(bits | sx);
+}
+)"};
   L["f2i"] = {{"is_nan"}, R"(// float -> int: truncation toward zero, saturating at [lo, hi]; NaN -> 0.
 fn f2i(x: f32, lo: f32, hi: f32, ilo: i32, ihi: i32) -> i32 {
   if (is_nan(x)) { return 0; }
