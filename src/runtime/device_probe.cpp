@@ -6,9 +6,9 @@
 
 #if defined(__aarch64__)
 #include <sys/auxv.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-#endif
 #endif
 
 namespace rung::runtime {

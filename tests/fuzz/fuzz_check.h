@@ -1,7 +1,8 @@
 // What every fuzz target demands of the diagnostics a loader reports, whatever the input:
-// each has a code, each label lies inside a file of the SourceMap, and both renderings the
-// CLI prints (text, and `--error-format json`, which must be valid UTF-8) succeed. A
-// violation aborts, so libFuzzer and the replay driver report the input.
+// each has a code, each label lies inside a file of the SourceMap, both renderings the CLI
+// prints (text, and `--error-format json`, which must be valid UTF-8) succeed, and together
+// they are at most 1 MiB + 256 bytes per input byte. A violation aborts, so libFuzzer and
+// the replay driver report the input.
 #pragma once
 
 #include <cstdlib>
@@ -15,6 +16,8 @@
 namespace rung::fuzz {
 
 inline void check_diagnostics(const std::vector<Diagnostic>& diags, const SourceMap& sources) {
+  std::size_t input = 0, shown = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i) input += sources.get(static_cast<SourceId>(i)).text().size();
   for (const Diagnostic& d : diags) {
     if (d.code.empty()) std::abort();
     for (const Label& l : d.labels) {
@@ -23,9 +26,10 @@ inline void check_diagnostics(const std::vector<Diagnostic>& diags, const Source
           l.span.end > sources.get(l.span.source).text().size())
         std::abort();
     }
-    (void)render_text(d, sources);
-    (void)to_json(d, sources).dump(2);  // throws (and so aborts) on bytes that are not UTF-8
+    shown += render_text(d, sources).size();
+    shown += to_json(d, sources).dump(2).size();  // throws (and so aborts) on bytes that are not UTF-8
   }
+  if (shown > (std::size_t{1} << 20) + 256 * input) std::abort();  // what is printed grows with the input, no faster
 }
 
 inline void check_diagnostics(const DiagnosticSink& diags, const SourceMap& sources) { check_diagnostics(diags.all(), sources); }
