@@ -30,10 +30,11 @@ clean:
 
 # libFuzzer (clang) on one fuzz target of tests/fuzz/ (syntax, program, workflow, keg_reader,
 # npy, csv, run_record, receipt): make fuzz TARGET=npy FUZZ_SECONDS=60. It starts from the
-# target's corpus and seeds; new inputs go to build-fuzz/corpus-TARGET, crashes to
-# build-fuzz/crashes-TARGET/ (copy each into tests/fuzz/corpus/TARGET/ once fixed: `make test`
-# replays them). Limits grow with the input: -timeout is per input, -rss_limit_mb is generous
-# enough for the largest input of -max_len; the replay in `make test` judges a + b*size.
+# target's corpus; new inputs go to build-fuzz/corpus-TARGET, crashes and the log
+# (fuzz-0.log) to build-fuzz/crashes-TARGET/ (copy each crash into tests/fuzz/corpus/TARGET/
+# with its fix: `make test` replays them). It runs at low priority (nice 10, one job).
+# Limits grow with the input: -timeout (per input) and -rss_limit_mb are set for the largest
+# input -max_len allows; the replay in `make test` judges each input by a + b*size.
 TARGET       ?= syntax
 FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 65536
@@ -42,7 +43,7 @@ fuzz: setup
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNG_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz --target $(TARGET)_fuzz -j $(JOBS)
 	@mkdir -p build-fuzz/corpus-$(TARGET) build-fuzz/crashes-$(TARGET)
-	cd build-fuzz/crashes-$(TARGET) && ../tests/fuzz/$(TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+	cd build-fuzz/crashes-$(TARGET) && nice -n 10 ../tests/fuzz/$(TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
 	  -timeout=$$(( 5 + $(FUZZ_MAX_LEN) / 8192 )) -rss_limit_mb=$$(( 2048 + $(FUZZ_MAX_LEN) * 2 / 1024 )) -jobs=1 \
 	  -artifact_prefix=$(CURDIR)/build-fuzz/crashes-$(TARGET)/ $(CURDIR)/build-fuzz/corpus-$(TARGET) $(CURDIR)/tests/fuzz/corpus/$(TARGET)
 
