@@ -125,7 +125,10 @@ ReceiptIndex ReceiptIndex::load(const Store& store, DiagnosticSink& diags) {
     DiagnosticSink d;
     auto bytes = store.get("receipts", id, d);
     if (!bytes) {
-      for (const auto& x : d.all()) diags.warning(x.code, x.message);
+      for (const auto& x : d.all()) {  // a warning here (the entry is skipped), its notes kept
+        Diagnostic& w = diags.warning(x.code, x.message);
+        w.notes = x.notes;
+      }
       continue;
     }
     std::string err;
