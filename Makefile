@@ -6,7 +6,7 @@ BUILDTYPE ?= RelWithDebInfo
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all setup configure build demo test fuzz-keg clean
+.PHONY: all setup configure build demo test fuzz clean
 
 all: build
 
@@ -25,27 +25,27 @@ demo: build
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# libFuzzer on the .keg reader (clang): make fuzz-keg FUZZ_SECONDS=60
-FUZZ_SECONDS ?= 60
-fuzz-keg: setup
-	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNG_FUZZ=ON >/dev/null
-	@cmake --build build-fuzz --target keg_reader_fuzz -j $(JOBS)
-	@mkdir -p build-fuzz/corpus-keg && cp -n tests/keg/corpus/*.keg build-fuzz/corpus-keg/ 2>/dev/null || true
-	build-fuzz/tests/fuzz/keg_reader_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	  build-fuzz/corpus-keg
-
 clean:
 	rm -rf $(BUILD) build-fuzz
 
-# libFuzzer on the syntax layer (clang): make fuzz-syntax FUZZ_SECONDS=60
-.PHONY: fuzz-syntax
-fuzz-syntax: setup
-	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# libFuzzer (clang) on one fuzz target of tests/fuzz/ (syntax, program, workflow, keg_reader,
+# npy, csv, run_record, receipt): make fuzz TARGET=npy FUZZ_SECONDS=60. It starts from the
+# target's corpus; new inputs go to build-fuzz/corpus-TARGET, crashes and the log
+# (fuzz-0.log) to build-fuzz/crashes-TARGET/ (copy each crash into tests/fuzz/corpus/TARGET/
+# with its fix: `make test` replays them). It runs at low priority (nice 10, one job).
+# Limits grow with the input: -timeout (per input) and -rss_limit_mb are set for the largest
+# input -max_len allows; the replay in `make test` judges each input by a + b*size.
+TARGET       ?= syntax
+FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 65536
+fuzz: setup
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRUNG_BACKEND_CUDA=OFF -DRUNG_BACKEND_WEBGPU=OFF -DRUNG_WERROR=OFF \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DRUNG_FUZZ=ON >/dev/null
-	@cmake --build build-fuzz --target syntax_fuzz -j $(JOBS)
-	@mkdir -p build-fuzz/corpus-syntax && cp -n examples/*.rung tests/syntax/cases/*.rung build-fuzz/corpus-syntax/ 2>/dev/null || true
-	build-fuzz/tests/fuzz/syntax_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=65536 build-fuzz/corpus-syntax
+	@cmake --build build-fuzz --target $(TARGET)_fuzz -j $(JOBS)
+	@mkdir -p build-fuzz/corpus-$(TARGET) build-fuzz/crashes-$(TARGET)
+	cd build-fuzz/crashes-$(TARGET) && nice -n 10 ../tests/fuzz/$(TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+	  -timeout=$$(( 5 + $(FUZZ_MAX_LEN) / 8192 )) -rss_limit_mb=$$(( 2048 + $(FUZZ_MAX_LEN) * 2 / 1024 )) -jobs=1 \
+	  -artifact_prefix=$(CURDIR)/build-fuzz/crashes-$(TARGET)/ $(CURDIR)/build-fuzz/corpus-$(TARGET) $(CURDIR)/tests/fuzz/corpus/$(TARGET)
 
 # Cross-architecture check (scripts/test-arm64.sh, docs/conformance.md): an aarch64 build under
 # qemu-user must give the x86-64 build's bits on the conformance suite and debug-tier examples.

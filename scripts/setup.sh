@@ -8,7 +8,7 @@ packages=(
   libssl-dev            # SHA3-256 through OpenSSL EVP
   libgtest-dev libgmock-dev googletest
   libcli11-dev nlohmann-json3-dev
-  clang libclang-rt-14-dev   # libFuzzer target for the .keg reader
+  clang libclang-rt-14-dev   # libFuzzer targets (make fuzz TARGET=...)
 )
 # Later layers append their packages here (one place, so `make demo` and `make test` agree).
 if [[ -f scripts/packages.extra ]]; then

@@ -1,5 +1,6 @@
 #include "base/file_io.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -65,7 +66,9 @@ std::optional<std::string> make_writable_dir(const std::string& dir) {
 }
 
 bool write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes, DiagnosticSink& diags) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // Unique per process and per call, so concurrent writers of one path never share a temporary.
+  static std::atomic<std::uint64_t> serial{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) {
     diags.error("C0003", "cannot write '" + path + "': " + std::strerror(errno));

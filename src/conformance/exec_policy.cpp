@@ -51,7 +51,7 @@ std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const op
   }
   DiagnosticSink load_diags;
   ReceiptIndex idx = ReceiptIndex::load(store, load_diags);
-  for (const auto& d : load_diags.all()) diags.warning(d.code, d.message);
+  for (const auto& d : load_diags.all()) diags.warning(d.code, d.message).notes = d.notes;
   Hash256 profile = backend.profile().hash();
   std::vector<const ops::OpDef*> missing;
   for (const auto* op : ops) {

@@ -1,5 +1,7 @@
 #include "conformance/receipt.h"
 
+#include <algorithm>
+
 #include "base/canonical.h"
 #include "conformance/codec.h"
 
@@ -63,6 +65,33 @@ std::optional<ConformanceReceipt> ConformanceReceipt::decode(std::span<const std
   return c;
 }
 
+Hash256 ConformanceReceipt::key() const {
+  ConformanceReceipt undated = *this;
+  undated.date.clear();
+  return undated.id();
+}
+
+std::optional<Hash256> ReceiptWriter::put(const ConformanceReceipt& r, DiagnosticSink& diags) {
+  auto lock = store_.lock("receipts", diags);
+  if (!lock) return std::nullopt;
+  std::vector<Hash256> now = store_.list("receipts");
+  for (const Hash256& id : now) {
+    if (std::binary_search(seen_.begin(), seen_.end(), id)) continue;
+    DiagnosticSink quiet;  // damaged entries are ReceiptIndex::load's to report
+    auto bytes = store_.get("receipts", id, quiet);
+    std::string err;
+    auto old = bytes ? ConformanceReceipt::decode(*bytes, err) : std::nullopt;
+    if (!old) continue;
+    auto [it, fresh] = by_key_.try_emplace(old->key(), id, old->date);
+    if (!fresh && old->date < it->second.second) it->second = {id, old->date};
+  }
+  seen_ = std::move(now);
+  if (auto it = by_key_.find(r.key()); it != by_key_.end()) return it->second.first;
+  auto id = store_.put("receipts", r.encode(), diags);
+  if (id) by_key_.try_emplace(r.key(), *id, r.date);
+  return id;
+}
+
 nlohmann::json ConformanceReceipt::to_json() const {
   return {{"id", id().hex()}, {"op", op}, {"op_id", op_id}, {"backend", backend}, {"kernel_hash", kernel_hash},
           {"device", profile.to_string()}, {"device_profile_hash", profile.hash().hex()}, {"tier", ops::tier_name(tier)},
@@ -96,7 +125,10 @@ ReceiptIndex ReceiptIndex::load(const Store& store, DiagnosticSink& diags) {
     DiagnosticSink d;
     auto bytes = store.get("receipts", id, d);
     if (!bytes) {
-      for (const auto& x : d.all()) diags.warning(x.code, x.message);
+      for (const auto& x : d.all()) {  // a warning here (the entry is skipped), its notes kept
+        Diagnostic& w = diags.warning(x.code, x.message);
+        w.notes = x.notes;
+      }
       continue;
     }
     std::string err;

@@ -40,12 +40,29 @@ struct ConformanceReceipt {
   // nullopt with `error` naming the byte offset when the bytes are not a receipt.
   static std::optional<ConformanceReceipt> decode(std::span<const std::uint8_t> bytes, std::string& error);
   Hash256 id() const { return sha3_256(encode()); }
+  // Everything but the date: two receipts with one key are the same evidence, earned twice.
+  Hash256 key() const;
   nlohmann::json to_json() const;
 };
 
 // The receipt a report earns (pass or not).
 ConformanceReceipt receipt_for(const OpReport& report, const ops::OpDef& op, const runtime::DeviceProfile& profile,
                                const ConformOptions& options);
+
+// Writes receipts so that a store holds one per key, however many processes conform the same
+// kernels at once: under the store's lock on receipts/, a receipt whose key is already there
+// is not written again (put returns the id of the one there, the earliest when an older store
+// holds several). The receipts already seen are remembered between puts.
+class ReceiptWriter {
+ public:
+  explicit ReceiptWriter(const Store& store) : store_(store) {}
+  std::optional<Hash256> put(const ConformanceReceipt& r, DiagnosticSink& diags);
+
+ private:
+  const Store& store_;
+  std::map<Hash256, std::pair<Hash256, std::string>> by_key_;  // key -> (id, date)
+  std::vector<Hash256> seen_;                                  // sorted
+};
 
 // Every receipt in a store, keyed for the run-time check. Corrupt entries are reported as
 // warnings in `diags` and skipped.

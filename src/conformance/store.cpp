@@ -1,6 +1,12 @@
 #include "conformance/store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -10,6 +16,16 @@
 namespace rung::conformance {
 
 namespace fs = std::filesystem;
+
+// What becomes of a damaged entry: it is never read, and never repaired in place (its name
+// is the hash of bytes that are lost); what replaces it depends on the kind.
+static std::string damaged_note(std::string_view kind) {
+  if (kind == "receipts")
+    return "the kernel counts as not conformed: `rung conform` or `rung run --receipts=conform` writes a new receipt "
+           "(under another name); delete this file to stop this warning";
+  if (kind == "records") return "a run record cannot be re-created: delete the file; running the program again records a new run";
+  return "the next run that stores the same content writes it again, in place of this file";
+}
 
 std::string Store::default_root() {
   if (const char* h = std::getenv("RUNG_HOME"); h && *h) return h;
@@ -44,6 +60,25 @@ std::optional<Hash256> Store::put(std::string_view kind, std::span<const std::ui
   return id;
 }
 
+Store::Lock::~Lock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+std::optional<Store::Lock> Store::lock(std::string_view kind, DiagnosticSink& diags) const {
+  fs::path dir = fs::path(root_) / std::string(kind);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::string p = (dir / ".lock").string();
+  int fd = ec ? -1 : ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX) != 0) {
+    std::string why = ec ? ec.message() : std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    diags.error("Q0001", "cannot lock the store folder '" + dir.string() + "': " + why).note("set RUNG_HOME to a writable folder");
+    return std::nullopt;
+  }
+  return Lock(fd);
+}
+
 std::optional<std::vector<std::uint8_t>> Store::get(std::string_view kind, const Hash256& id, DiagnosticSink& diags) const {
   std::string p = path(kind, id);
   std::error_code ec;
@@ -65,7 +100,7 @@ std::optional<std::vector<std::uint8_t>> Store::get(std::string_view kind, const
   std::vector<std::uint8_t> bytes(data->begin(), data->end());
   if (sha3_256(bytes) != id) {
     diags.error("Q0002", "store entry '" + p + "' is corrupt: its content does not hash to its name; ignored")
-        .note("delete the file; it will be re-created when needed");
+        .note(damaged_note(kind));
     return std::nullopt;
   }
   return bytes;

@@ -31,6 +31,23 @@ class Store {
   std::optional<Hash256> resolve(std::string_view kind, std::string_view prefix, DiagnosticSink& diags) const;
   std::string path(std::string_view kind, const Hash256& id) const;
 
+  // An exclusive lock on kind/ across processes (flock on kind/.lock), held while it lives:
+  // for a check-then-write that must not interleave with another writer's (one receipt per
+  // key). nullopt with Q0001 when the lock file cannot be made.
+  class Lock {
+   public:
+    explicit Lock(int fd) : fd_(fd) {}
+    Lock(Lock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+    Lock& operator=(Lock&&) = delete;
+    ~Lock();
+
+   private:
+    int fd_;
+  };
+  std::optional<Lock> lock(std::string_view kind, DiagnosticSink& diags) const;
+
  private:
   std::string root_;
 };

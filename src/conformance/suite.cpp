@@ -38,11 +38,13 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
   SuiteResult s;
   s.profile = backend.profile();
   std::vector<const ops::OpDef*> ops = ops_in.empty() ? ops::op_registry().all() : ops_in;
+  std::optional<ReceiptWriter> writer;
+  if (store) writer.emplace(*store);
   for (const ops::OpDef* op : ops) {
     OpReport rep = conform_op(*op, backend, options);
-    if (store && rep.pass()) {
+    if (writer && rep.pass()) {
       ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
-      if (auto id = store->put("receipts", r.encode(), diags)) s.receipts.emplace_back(op->name, *id);
+      if (auto id = writer->put(r, diags)) s.receipts.emplace_back(op->name, *id);
     }
     if (on_op) on_op(rep);
     s.reports.push_back(std::move(rep));

@@ -418,10 +418,21 @@ Lowerer::Slots Lowerer::read_csv(const CallSite& cs, const ast::Type& annotation
   auto lit = args.size() == 1 ? ast::cast<ast::Literal>(args[0].syntax()) : ast::Literal();
   std::optional<std::string> path;
   if (lit && lit.token().kind() == SyntaxKind::STRING) path = syntax::string_value(lit.token().text());
-  if (!path || (cs.args && !cs.args.named().empty())) {
+  if (!path) {
     d_.error("E2203", "read_csv takes one string literal: the path (relative paths start at the source file's folder)")
         .primary(cs.at);
     return std::nullopt;
+  }
+  // `header: true|false` declares whether row 1 is a header; without it, csv.h's detection rule.
+  std::string kind = "csv";
+  for (const ast::NamedArg& n : cs.args ? cs.args.named() : std::vector<ast::NamedArg>{}) {
+    auto v = n.value() ? ast::cast<ast::Literal>(n.value().syntax()) : ast::Literal();
+    bool yes = v && v.token().kind() == SyntaxKind::TRUE_KW, no = v && v.token().kind() == SyntaxKind::FALSE_KW;
+    if (!n.name() || n.name().text() != "header" || kind != "csv" || (!yes && !no)) {
+      d_.error("E2203", "read_csv takes one named argument, `header: true` or `header: false`").primary(span(n));
+      return std::nullopt;
+    }
+    kind = yes ? "csv.header" : "csv.noheader";
   }
   int k = temp_counter_++;
   TensorType t{DType::f32, {Dim::symbol("rows" + std::to_string(k)), Dim::symbol("cols" + std::to_string(k))}};
@@ -437,7 +448,7 @@ Lowerer::Slots Lowerer::read_csv(const CallSite& cs, const ast::Type& annotation
   }
   Ty ty = Ty::of(t);
   auto slots = new_slots(ty, "%csv" + std::to_string(k), false);
-  block::Stmt r{.kind = block::StmtKind::read, .results = slots, .callee = "csv", .text = *path};
+  block::Stmt r{.kind = block::StmtKind::read, .results = slots, .callee = kind, .text = *path};
   r.span = cs.at;
   out.push_back(std::move(r));
   return std::make_pair(ty, slots);

@@ -7,6 +7,9 @@
 #if defined(__aarch64__)
 #include <sys/auxv.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 namespace rung::runtime {
 
@@ -45,7 +48,13 @@ std::vector<std::string> cpu_features() {
 #define RUNG_CPU_FEATURE(name) \
   if (__builtin_cpu_supports(name)) f.push_back(name);
   RUNG_CPU_FEATURE("sse2") RUNG_CPU_FEATURE("ssse3") RUNG_CPU_FEATURE("sse4.1") RUNG_CPU_FEATURE("sse4.2")
-  RUNG_CPU_FEATURE("avx") RUNG_CPU_FEATURE("avx2") RUNG_CPU_FEATURE("fma") RUNG_CPU_FEATURE("f16c") RUNG_CPU_FEATURE("bmi2")
+  RUNG_CPU_FEATURE("avx") RUNG_CPU_FEATURE("avx2") RUNG_CPU_FEATURE("fma")
+#if defined(__clang__) && __clang_major__ < 15  // clang 14 (the fuzz build) lacks "f16c" here: CPUID 1, ECX bit 29
+  if (unsigned a, b, c, d; __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29))) f.push_back("f16c");
+#else
+  RUNG_CPU_FEATURE("f16c")
+#endif
+  RUNG_CPU_FEATURE("bmi2")
   RUNG_CPU_FEATURE("avx512f") RUNG_CPU_FEATURE("avx512dq") RUNG_CPU_FEATURE("avx512bw") RUNG_CPU_FEATURE("avx512vl")
   RUNG_CPU_FEATURE("avx512vnni") RUNG_CPU_FEATURE("avx512bf16")
 #undef RUNG_CPU_FEATURE

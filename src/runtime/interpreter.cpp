@@ -261,8 +261,8 @@ class Executor {
           path = first;
         }
         const TensorType& want = fr.f->slots[s.results[0]].type;
-        std::optional<ops::HostTensor> t = s.callee == "csv" ? csv::load(path.string(), sources_, want.dtype, d_)
-                                                            : npy::load(path.string(), sources_, d_);
+        std::optional<ops::HostTensor> t = s.callee == "npy" ? npy::load(path.string(), sources_, d_)
+                                                            : csv::load(path.string(), sources_, want.dtype, csv::header_of(s.callee), d_);
         if (!t) {
           if (s.span.valid()) d_.last().secondary(s.span, "read here");
           if (std::filesystem::path(s.text).is_relative())

@@ -140,7 +140,7 @@ std::optional<ops::HostTensor> parse(std::string_view b, SourceId src, Diagnosti
   }
   if (header_len > 1 << 20 || header_at + header_len > b.size()) {
     err(d, src, "Y0002", "the .npy header (" + std::to_string(header_len) + " bytes) extends past the end of the file (" +
-                             std::to_string(b.size()) + " bytes)", 8, 4);
+                             std::to_string(b.size()) + " bytes)", 8, static_cast<std::uint32_t>(header_at) - 8);  // the length field
     return std::nullopt;
   }
   std::string descr, why;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "broken_backend.h"
 #include "conformance/exec_policy.h"
@@ -96,6 +98,114 @@ TEST(Store, ContentAddressedAndCorruptionReported) {
   DiagnosticSink d3;
   EXPECT_EQ(ReceiptIndex::load(s, d3).size(), 0u);
   EXPECT_TRUE(d3.contains("Q0002"));
+}
+
+// Issue 17 item 6: processes conforming the same kernel at once on a fresh store, each with
+// its own date, leave one receipt for the key (the first written), and it reads back.
+TEST(Store, ConcurrentWritersLeaveOneReceiptPerKey) {
+  TempStore t;
+  Store s(t.dir.string());
+  constexpr int kWriters = 8;
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  std::vector<pid_t> kids;
+  for (int i = 0; i < kWriters; ++i) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      char c;
+      ::close(go[1]);
+      if (::read(go[0], &c, 1) != 0) std::_Exit(3);  // wait until every writer is started
+      ConformanceReceipt r = sample();
+      r.date = "2026-11-29T00:00:0" + std::to_string(i) + "Z";
+      ReceiptWriter w(s);
+      DiagnosticSink d;
+      auto id = w.put(r, d);
+      ConformanceReceipt other = sample();  // another key, written by every writer too
+      other.op = "mul";
+      other.date = r.date;
+      auto id2 = w.put(other, d);
+      std::_Exit(id && id2 ? 0 : 1);
+    }
+    kids.push_back(pid);
+  }
+  ::close(go[0]);
+  ::close(go[1]);  // EOF: all start at once
+  for (pid_t k : kids) {
+    int st = 0;
+    ASSERT_EQ(::waitpid(k, &st, 0), k);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(t.dir / "receipts")) files += e.path().filename().string() != ".lock";
+  EXPECT_EQ(files, 2u);  // no temporaries left behind, no duplicates
+  DiagnosticSink d;
+  ReceiptIndex idx = ReceiptIndex::load(s, d);
+  EXPECT_TRUE(d.empty());
+  ASSERT_EQ(idx.size(), 2u);
+  EXPECT_NE(idx.all()[0].second.key(), idx.all()[1].second.key());
+  // A later writer of either key reuses what is there.
+  ConformanceReceipt late = sample();
+  late.date = "2026-12-01T00:00:00Z";
+  ReceiptWriter w(s);
+  auto id = w.put(late, d);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(s.list("receipts").size(), 2u);
+  EXPECT_NE(*id, late.id());
+  // A different seed is different evidence: a receipt of its own.
+  late.seed = 10;
+  ASSERT_TRUE(w.put(late, d));
+  EXPECT_EQ(s.list("receipts").size(), 3u);
+}
+
+// The Q0002 note says what becomes of a damaged entry, and that is what happens: a damaged
+// receipt is ignored and a conformance run writes a new one; damaged stored content is
+// written again, in place, by the next put of the same bytes.
+TEST(Store, DamagedEntriesAreReplacedAsTheNoteSays) {
+  TempStore t;
+  Store s(t.dir.string());
+  DiagnosticSink d;
+  ConformanceReceipt r = sample();
+  ReceiptWriter w1(s);
+  auto id = w1.put(r, d);
+  ASSERT_TRUE(id);
+  fs::resize_file(s.path("receipts", *id), 10);
+  DiagnosticSink d2;
+  EXPECT_EQ(ReceiptIndex::load(s, d2).size(), 0u);
+  ASSERT_TRUE(d2.contains("Q0002"));
+  DiagnosticSink d3;
+  EXPECT_FALSE(s.get("receipts", *id, d3));
+  ASSERT_EQ(d3.all().size(), 1u);
+  ASSERT_EQ(d3.all()[0].notes.size(), 1u);
+  EXPECT_NE(d3.all()[0].notes[0].find("writes a new receipt"), std::string::npos) << d3.all()[0].notes[0];
+  r.date = "2026-11-30T00:00:00Z";  // conformed again
+  ReceiptWriter w2(s);
+  auto fresh = w2.put(r, d);
+  ASSERT_TRUE(fresh);
+  EXPECT_NE(*fresh, *id);
+  DiagnosticSink d4;
+  ReceiptIndex idx = ReceiptIndex::load(s, d4);
+  ASSERT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx.all()[0].first, *fresh);
+
+  std::vector<std::uint8_t> bytes = {1, 2, 3, 4, 5};
+  auto tid = s.put("tensors", bytes, d);
+  ASSERT_TRUE(tid);
+  fs::resize_file(s.path("tensors", *tid), 2);
+  DiagnosticSink d5;
+  EXPECT_FALSE(s.get("tensors", *tid, d5));
+  ASSERT_TRUE(d5.contains("Q0002"));
+  EXPECT_NE(d5.all()[0].notes[0].find("writes it again"), std::string::npos);
+  ASSERT_TRUE(s.put("tensors", bytes, d));
+  DiagnosticSink d6;
+  EXPECT_TRUE(s.get("tensors", *tid, d6));
+  auto rid = s.put("records", bytes, d);  // a run record: its note says it is lost
+  ASSERT_TRUE(rid);
+  fs::resize_file(s.path("records", *rid), 2);
+  DiagnosticSink d7;
+  EXPECT_FALSE(s.get("records", *rid, d7));
+  ASSERT_TRUE(d7.contains("Q0002"));
+  EXPECT_NE(d7.all()[0].notes[0].find("cannot be re-created"), std::string::npos);
 }
 
 TEST(Store, HostileEntriesNeverCrash) {

@@ -1,4 +1,4 @@
-// libFuzzer target for the syntax layer (`make fuzz-syntax`). For any bytes: the tree
+// libFuzzer target for the syntax layer (`make fuzz TARGET=syntax`). For any bytes: the tree
 // prints them back exactly, the parser never gets stuck (no E1199), every diagnostic span
 // lies inside the input, and when the input parses cleanly the formatter accepts it (its
 // self-check passes) and a second formatting pass changes nothing.
@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/fuzz_check.h"
 #include "syntax/format.h"
 #include "syntax/parse.h"
 
@@ -20,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const rung::Label* l = d.primary_label();
     if (!l || l->span.begin > l->span.end || l->span.end > size) std::abort();
   }
+  rung::SourceMap sources;
+  sources.add("fuzz.rung", std::string(input));  // source 0, as parse() was told
+  rung::fuzz::check_diagnostics(p.diagnostics, sources);
   if (p.has_errors()) return 0;
   std::vector<rung::Diagnostic> diags;
   std::optional<std::string> once = format_source(input, 0, diags);

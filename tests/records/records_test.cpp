@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <sys/wait.h>
 
+#include "conformance/receipt.h"
 #include "conformance/run_record.h"
 #include "runtime/npy.h"
 
@@ -308,6 +310,89 @@ TEST(RunRecords, CodecSurvivesHostileBytes) {
     b[i] = static_cast<std::uint8_t>(b[i] + 0x41);
     (void)RunRecord::decode(b, err);
   }
+}
+
+}  // namespace
+}  // namespace rung::conformance
+
+namespace rung::conformance {
+namespace {
+
+// Every receipt of a store, decoded (a damaged or undecodable one fails the test).
+std::map<Hash256, int> receipts_per_key(const Store& s) {
+  std::map<Hash256, int> keys;
+  DiagnosticSink d;
+  ReceiptIndex idx = ReceiptIndex::load(s, d);
+  EXPECT_TRUE(d.empty()) << d.all().front().message;
+  for (const auto& [id, r] : idx.all()) ++keys[r.key()];
+  return keys;
+}
+
+// Issue 17 item 6: concurrent `rung run` and `rung conform` on a fresh store write exactly
+// one receipt per key, each readable: as many receipts as one run alone writes.
+TEST(Receipts, ConcurrentRunsOnAFreshStoreWriteOneReceiptPerKey) {
+  Cli alone, many;
+  std::string out, run = "run --backend cpu " + write_inputs(alone);
+  ASSERT_EQ(alone(run, out), 0) << out;
+  std::size_t expected = receipts_per_key(alone.store()).size();
+  ASSERT_GT(expected, 0u) << out;
+  std::string runs = "run --backend cpu " + write_inputs(many);
+  std::string conform = "conform --backend cpu --ops add,relu --cases 4";
+  std::string cmd = "export RUNG_HOME='" + (many.home / "store").string() + "'; rc=0; pids=;";
+  for (int i = 0; i < 6; ++i)  // started at once, each its own process
+    cmd += " '" RUNG_CLI "' " + (i % 2 ? conform : runs) + " > '" + (many.home / ("out" + std::to_string(i))).string() +
+           "' 2>&1 & pids=\"$pids $!\";";
+  cmd += " for p in $pids; do wait $p || rc=1; done; exit $rc";
+  int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << cmd;
+  auto keys = receipts_per_key(many.store());
+  EXPECT_GE(keys.size(), expected);
+  for (const auto& [key, n] : keys) EXPECT_EQ(n, 1) << key.hex();
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(many.home / "store" / "receipts")) files += e.path().filename() != ".lock";
+  EXPECT_EQ(files, keys.size());  // nothing else left in the folder (no temporaries)
+  ASSERT_EQ(many("run --backend cpu --receipts=require " + write_inputs(many), out), 0) << out;
+}
+
+// The Q0002 note of a damaged receipt promises that the kernel counts as not conformed and
+// that a conforming run writes a new receipt: both hold.
+TEST(Receipts, ADamagedReceiptIsReplacedByTheNextConformingRun) {
+  Cli cli;
+  std::string out, args = " --backend cpu " + write_inputs(cli);
+  ASSERT_EQ(cli("run" + args, out), 0) << out;
+  Store s = cli.store();
+  std::vector<Hash256> before = s.list("receipts");
+  ASSERT_FALSE(before.empty());
+  fs::resize_file(s.path("receipts", before[0]), 7);
+  EXPECT_EQ(cli("run --receipts=require" + args, out), 1) << out;
+  EXPECT_NE(out.find("Q0002"), std::string::npos) << out;
+  EXPECT_NE(out.find("writes a new receipt"), std::string::npos) << out;
+  EXPECT_NE(out.find("Q0010"), std::string::npos) << out;
+  ASSERT_EQ(cli("run --receipts=conform" + args, out), 0) << out;
+  EXPECT_EQ(s.list("receipts").size(), before.size() + 1);
+  ASSERT_EQ(cli("run --receipts=require" + args, out), 0) << out;
+}
+
+// Issue 17 item 5 through the CLI: a header is declared or detected, never a data row dropped.
+TEST(ReadCsv, HeaderDeclaredOrDetected) {
+  Cli cli;
+  std::ofstream(cli.home / "csv.rung") << "module csv;\n\ntier debug;\ntolerance exact;\n\n"
+                                          "export fn main() -> f32 !io {\n"
+                                          "    let a: f32[2, 2] = read_csv(\"bom.csv\");\n"
+                                          "    let b: f32[1, 2] = read_csv(\"numbers.csv\", header: true);\n"
+                                          "    let c: f32[1, 3] = read_csv(\"one.csv\");\n"
+                                          "    let s = sum(a) + sum(b) * 10.0 + sum(c) * 100.0;\n"
+                                          "    print(\"s\", s);\n    s\n}\n";
+  std::ofstream(cli.home / "bom.csv") << "\xEF\xBB\xBF+1,.5\n2,3\n";
+  std::ofstream(cli.home / "numbers.csv") << "7,8\n1,2\n";
+  std::ofstream(cli.home / "one.csv") << "1,2,3\n";
+  std::string out;
+  ASSERT_EQ(cli("run --backend reference " + (cli.home / "csv.rung").string(), out), 0) << out;
+  EXPECT_NE(out.find("s 636.5"), std::string::npos) << out;  // 6.5 + 3 * 10 + 6 * 100
+  std::ofstream(cli.home / "one.csv") << "1,,3\n";
+  EXPECT_EQ(cli("run --backend reference " + (cli.home / "csv.rung").string(), out), 1) << out;
+  EXPECT_NE(out.find("V0001"), std::string::npos) << out;
+  EXPECT_NE(out.find("one.csv:1:3"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -150,7 +150,8 @@ class Verifier {
       case StmtKind::read:
         if (!f_->effects.count("io"))
           err(s, "B0007", std::string(stmt_kind_name(s.kind)) + " needs the io effect, which `" + f_->name + "` does not declare");
-        if (s.kind == StmtKind::read && (s.results.size() != 1 || (s.callee != "csv" && s.callee != "npy")))
+        // The csv kinds carry `read_csv(..., header: true|false)` (csv.header / csv.noheader).
+        if (s.kind == StmtKind::read && (s.results.size() != 1 || (s.callee != "csv" && s.callee != "csv.header" && s.callee != "csv.noheader" && s.callee != "npy")))
           err(s, "B0007", "read produces one slot from a csv or npy file");
         break;
       case StmtKind::ret: {
