@@ -185,7 +185,8 @@ class Lowerer {
   Value binary(const ast::BinExpr& e);
   Value prefix(const ast::PrefixExpr& e);
   Value field(const ast::FieldExpr& e);
-  Value index(const ast::IndexExpr& e);
+  Value index(const ast::IndexExpr& e);  // lower_index.cpp
+  Value python_position(const Value& i, std::int64_t n);  // i + n for -n <= i < 0
   Value struct_lit(const ast::StructLit& e);
   Value tuple(const ast::TupleExpr& e);
   Value tensor_lit(const ast::TensorExpr& e);

@@ -1,5 +1,6 @@
 #include "workflow/workflow.h"
 
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -326,16 +327,21 @@ class Lowering {
   }
 
   // JSON attribute values, converted by the kind the op declares.
+  // An integer that fits int64 (2^63 and above would wrap): the attribute kinds' range.
+  static bool is_int64(const json& x) {
+    return x.is_number_integer() &&
+           (!x.is_number_unsigned() || x.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  }
+
   std::optional<AttrValue> attr_value(const ops::AttrSpec* spec, const json& v) {
     AttrKind kind = spec ? spec->kind : AttrKind::string;
     switch (kind) {
       case AttrKind::boolean: if (v.is_boolean()) return AttrValue(v.get<bool>()); break;
-      case AttrKind::integer: if (v.is_number_integer()) return AttrValue(v.get<std::int64_t>()); break;
+      case AttrKind::integer: if (is_int64(v)) return AttrValue(v.get<std::int64_t>()); break;
       case AttrKind::real: if (v.is_number()) return AttrValue(v.get<double>()); break;
       case AttrKind::string: if (v.is_string()) return AttrValue(v.get<std::string>()); break;
       case AttrKind::integers:
-        if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); }))
-          return AttrValue(v.get<std::vector<std::int64_t>>());
+        if (v.is_array() && std::all_of(v.begin(), v.end(), is_int64)) return AttrValue(v.get<std::vector<std::int64_t>>());
         break;
       case AttrKind::reals:
         if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); }))
