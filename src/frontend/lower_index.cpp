@@ -138,7 +138,7 @@ Value Lowerer::index(const ast::IndexExpr& e) {
     auto [axis, i] = *it;
     if (!i.ok()) return error_value(at);
     const Dim& dim = shape[axis];
-    if (dim.is_static()) i = python_position(i, static_cast<std::int64_t>(dim.extent()));
+    if (dim.is_static() && dtype_info(i.ty.tensor.dtype).is_signed) i = python_position(i, static_cast<std::int64_t>(dim.extent()));
     if (!i.ok()) return error_value(at);
     v = apply_op(*ops::op_registry().find("gather"), {v, i}, AttrMap{{"axis", AttrValue(static_cast<std::int64_t>(axis))}}, at, at);
     if (!v.ok()) return v;
