@@ -4,7 +4,7 @@ out of range, huge) and of integer positions, on 1-D and 2-D tensors of several 
 (0 and 1 included), run through rung and compared with NumPy's own slicing of the same
 expression text.
 
-  slice_battery.py RUNG BACKEND [--diagnostics]
+  slice_battery.py RUNG BACKEND [--diagnostics | --static-only]
 
 Per tensor shape one .rung program slices a parameter every way (each slice `let`-bound with
 the type NumPy's result has, so a wrong length is a compile error at that slice) and returns
@@ -27,6 +27,7 @@ import numpy as np
 
 RUNG, BACKEND = sys.argv[1], sys.argv[2]
 DIAGNOSTICS = "--diagnostics" in sys.argv[3:]
+STATIC_ONLY = "--static-only" in sys.argv[3:]  # no run-time positions (they need i64 scalar kernels)
 HUGE = 10**18  # exact in a double, far beyond any extent
 BOUNDS = [None, 0, 1, 3, -1, -3, 9, -9, HUGE, -HUGE]
 STEPS = [None, 1, 2, 3, -1, -2, -3, 0, HUGE, -HUGE]
@@ -113,6 +114,13 @@ def compare(label, exprs, want, got):
     return bad
 
 
+def concat_tree(pieces):
+    """concat(...) of the pieces, at most 8 operands per concat (a kernel's buffer limit)."""
+    while len(pieces) > 8:
+        pieces = ["concat(" + ", ".join(pieces[i:i + 8]) + ", axis: 0)" for i in range(0, len(pieces), 8)]
+    return "concat(" + ", ".join(pieces) + ", axis: 0)"
+
+
 def battery_program(tmp, shape, x, cases):
     """One .rung program: every case let-bound with NumPy's type, all flattened and concatenated."""
     lines, pieces = [], []
@@ -121,7 +129,7 @@ def battery_program(tmp, shape, x, cases):
         pieces.append(f"reshape(s{k}, shape: [{w.size}])")
     total = sum(w.size for _, w in cases)
     param = "f32[" + ", ".join(map(str, shape)) + "]"
-    body = "\n".join(lines) + "\n    concat(" + ", ".join(pieces) + ", axis: 0)\n"
+    body = "\n".join(lines) + "\n    " + concat_tree(pieces) + "\n"
     src = PREAMBLE + f"export fn slices(x: {param}) -> f32[{total}] {{\n{body}}}\n"
     name = "prog_" + "x".join(map(str, shape))
     path = os.path.join(tmp, name + ".rung")
@@ -174,9 +182,20 @@ def battery_workflow(tmp, shape, x, cases):
             continue
         nodes.append({"id": f"s{k}", "op": "slice", "attrs": attrs})
         nodes.append({"id": f"f{k}", "op": "reshape", "attrs": {"shape": [w.size]}})
-        edges += [{"from": "x", "to": f"s{k}.x"}, {"from": f"s{k}", "to": f"f{k}.x"}, {"from": f"f{k}", "to": "all.xs"}]
+        edges += [{"from": "x", "to": f"s{k}.x"}, {"from": f"s{k}", "to": f"f{k}.x"}]
         used.append((e, w))
-    nodes.append({"id": "all", "op": "concat", "attrs": {"axis": 0}})
+    level = [n["id"] for n in nodes if n["id"].startswith("f")]
+    depth = 0
+    while True:  # concats of at most 8 operands (a kernel's buffer limit), the last one `all`
+        groups = [level[i:i + 8] for i in range(0, len(level), 8)] or [[]]
+        last = len(groups) == 1
+        ids = ["all" if last else f"c{depth}_{g}" for g in range(len(groups))]
+        for cid, grp in zip(ids, groups):
+            nodes.append({"id": cid, "op": "concat", "attrs": {"axis": 0}})
+            edges += [{"from": src, "to": cid + ".xs"} for src in grp]
+        if last:
+            break
+        level, depth = ids, depth + 1
     doc = {"format": "rung-workflow", "version": 1, "name": "slices", "tier": "debug", "tolerance": "exact",
            "inputs": [{"name": "x", "type": "f32[" + ", ".join(map(str, shape)) + "]"}],
            "nodes": nodes, "edges": edges, "outputs": [{"name": "all", "from": "all"}]}
@@ -351,6 +370,8 @@ def main():
             battery_workflow(tmp, shape, x, ok)
         if DIAGNOSTICS:
             workflow_zero_step(tmp)
+        elif STATIC_ONLY:
+            print("run-time positions not run (--static-only)")
         else:
             runtime_positions(tmp)
         print(f"{total} index expressions over {len(SHAPES)} shapes on {BACKEND}")
