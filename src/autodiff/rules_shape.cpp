@@ -6,6 +6,7 @@
 
 #include "autodiff/rules_common.h"
 #include "ops/host_tensor.h"
+#include "ops/slice_bounds.h"
 
 namespace rung::autodiff {
 namespace {
@@ -18,19 +19,11 @@ ValueRef index_constant(Emitter& e, const std::vector<std::int64_t>& idx) {
   return e.builder().constant(t.type(), Bytes(t.bytes().begin(), t.bytes().end()));
 }
 
-// The source indices one axis of a slice reads (Python's slice.indices, as the kernel).
-std::vector<std::int64_t> slice_indices(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t n) {
-  auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
+// The source indices one axis of a slice reads (ops/slice_bounds.h, as every kernel).
+std::vector<std::int64_t> slice_indices(std::int64_t start, std::int64_t end, std::int64_t step, std::uint64_t n) {
+  ops::SliceAxis s = ops::resolve_slice(start, end, step, n);
   std::vector<std::int64_t> out;
-  if (step > 0) {
-    std::int64_t b = start < 0 ? clamp(start + n, 0, n) : std::min(start, n);
-    std::int64_t en = end < 0 ? clamp(end + n, 0, n) : std::min(end, n);
-    for (std::int64_t i = b; i < en; i += step) out.push_back(i);
-  } else {
-    std::int64_t b = start < 0 ? clamp(start + n, -1, n - 1) : std::min(start, n - 1);
-    std::int64_t en = end < 0 ? clamp(end + n, -1, n - 1) : std::min(end, n - 1);
-    for (std::int64_t i = b; i > en; i += step) out.push_back(i);
-  }
+  for (std::uint64_t i = 0; i < s.count; ++i) out.push_back(s.start + static_cast<std::int64_t>(i) * s.step);
   return out;
 }
 
@@ -54,7 +47,15 @@ void register_shape_rules() {
     ValueRef g = a.output_grads[0];
     for (std::size_t k = starts.size(); k-- > 0;) {
       std::int64_t ax = norm_axis(axes[k], rank);
-      auto n = static_cast<std::int64_t>(e.type(x).shape[static_cast<std::size_t>(ax)].extent());  // static: the rule requires it
+      const Dim& dim = e.type(x).shape[static_cast<std::size_t>(ax)];
+      if (!dim.is_static()) {  // the rule allows only whole-axis slices of a symbolic dim: the cotangent as is or reversed
+        if (steps[k] < 0)
+          g = e.op("slice", {g}, {{"starts", std::vector<std::int64_t>{ops::omitted_start(-1)}},
+                                  {"ends", std::vector<std::int64_t>{ops::omitted_end(-1)}},
+                                  {"axes", std::vector<std::int64_t>{ax}}, {"steps", std::vector<std::int64_t>{-1}}});
+        continue;
+      }
+      std::uint64_t n = dim.extent();
       AttrMap rest{{"starts", std::vector<std::int64_t>(starts.begin(), starts.begin() + static_cast<long>(k))},
                    {"ends", std::vector<std::int64_t>(ends.begin(), ends.begin() + static_cast<long>(k))},
                    {"axes", std::vector<std::int64_t>(axes.begin(), axes.begin() + static_cast<long>(k))},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ops/slice_bounds.h"
+
 namespace rung::conformance {
 
 using ops::Extents;
@@ -326,10 +328,12 @@ std::optional<Draw> draw_slice(DrawContext& c) {
   std::vector<std::int64_t> starts, ends, steps;
   for (auto a : axes) {
     std::int64_t n = i64(x[static_cast<std::size_t>(a)]);
-    starts.push_back(c.rng.between(-n - 2, n + 2));
-    ends.push_back(c.rng.between(-n - 2, n + 2));
     std::int64_t s = c.rng.between(1, 3);
-    steps.push_back(c.rng.chance(1, 3) ? -s : s);
+    if (c.rng.chance(1, 3)) s = -s;
+    // A quarter of the bounds omitted (the int64 extreme on their side, as `x[::-1]` lowers).
+    starts.push_back(c.rng.chance(1, 4) ? ops::omitted_start(s) : c.rng.between(-n - 2, n + 2));
+    ends.push_back(c.rng.chance(1, 4) ? ops::omitted_end(s) : c.rng.between(-n - 2, n + 2));
+    steps.push_back(s);
   }
   Draw d;
   d.shapes = {x};

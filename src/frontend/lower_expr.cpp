@@ -388,65 +388,6 @@ Value Lowerer::field(const ast::FieldExpr& e) {
   return v;
 }
 
-Value Lowerer::index(const ast::IndexExpr& e) {
-  Span at = span(e);
-  Value base = expr(e.base());
-  if (!base.ok() || !e.index_list()) return error_value(at);
-  std::vector<std::int64_t> starts, ends, axes, steps;
-  auto number = [&](const ast::Expr& x, std::int64_t dflt, std::int64_t& out) -> bool {
-    if (!x) {
-      out = dflt;
-      return true;
-    }
-    Value v = expr(x);
-    auto n = v.integer();
-    if (!n) {
-      if (v.ok()) d_.error("E2090", "indices and slice bounds are integer literals (in the range of i64) for now").primary(span(x));
-      return false;
-    }
-    out = *n;
-    return true;
-  };
-  std::int64_t axis = 0;
-  std::vector<std::int64_t> dropped;  // axes indexed by a single position: removed after slicing
-  for (const syntax::SyntaxNode& item : e.index_list().items()) {
-    auto sl = ast::cast<ast::Slice>(item);
-    if (!sl) {  // `x[i]`: the slice i:i+1, then the axis goes
-      std::int64_t i = 0;
-      if (!number(ast::cast<ast::Expr>(item), 0, i)) return error_value(at);
-      starts.push_back(i), ends.push_back(i == -1 ? std::int64_t{1} << 62 : i + 1), steps.push_back(1), axes.push_back(axis);
-      dropped.push_back(axis++);
-      continue;
-    }
-    if (!sl.start() && !sl.stop() && !sl.step()) {  // `:` keeps the whole axis (symbolic extents too)
-      ++axis;
-      continue;
-    }
-    std::int64_t s0, s1, st;
-    if (!number(sl.start(), 0, s0) || !number(sl.stop(), std::int64_t{1} << 62, s1) || !number(sl.step(), 1, st))
-      return error_value(at);
-    starts.push_back(s0), ends.push_back(s1), steps.push_back(st), axes.push_back(axis++);
-  }
-  const ops::OpDef* op = ops::op_registry().find("slice");
-  AttrMap attrs{{"starts", AttrValue(starts)}, {"ends", AttrValue(ends)}, {"axes", AttrValue(axes)}, {"steps", AttrValue(steps)}};
-  if (base.ty.is_tensor() && static_cast<std::size_t>(axis) > base.ty.tensor.rank()) {
-    d_.error("E2102", std::to_string(axis) + " indices for a tensor of rank " + std::to_string(base.ty.tensor.rank()))
-        .primary(span(e.index_list()), "indices").secondary(base.span, "this is " + base.ty.to_string());
-    return error_value(at);
-  }
-  if (axes.empty()) {  // only `:`s: the value itself
-    base.span = at;
-    return base;
-  }
-  Value v = apply_op(*op, {base}, attrs, at, at);
-  if (dropped.empty() || !v.ok() || !v.ty.is_tensor()) return v;
-  Shape kept;
-  for (std::size_t k = 0; k < v.ty.tensor.rank(); ++k)
-    if (std::find(dropped.begin(), dropped.end(), static_cast<std::int64_t>(k)) == dropped.end()) kept.push_back(v.ty.tensor.shape[k]);
-  const ops::OpDef* reshape = ops::op_registry().find("reshape");
-  return apply_op(*reshape, {v}, AttrMap{{"shape", AttrValue(kept)}}, at, at);
-}
-
 Value Lowerer::struct_lit(const ast::StructLit& e) {
   Span at = span(e);
   if (!e.name_ref()) return error_value(at);

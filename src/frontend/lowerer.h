@@ -191,7 +191,8 @@ class Lowerer {
   Value binary_step(const ast::BinExpr& e, Value lhs);  // one operator of a chain, its lhs evaluated
   Value prefix(const ast::PrefixExpr& e);
   Value field(const ast::FieldExpr& e);
-  Value index(const ast::IndexExpr& e);
+  Value index(const ast::IndexExpr& e);  // lower_index.cpp
+  Value python_position(const Value& i, std::int64_t n);  // i + n for -n <= i < 0
   Value struct_lit(const ast::StructLit& e);
   Value tuple(const ast::TupleExpr& e);
   Value tensor_lit(const ast::TensorExpr& e);

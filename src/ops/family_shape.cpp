@@ -24,10 +24,11 @@ void register_family_shape(OpRegistry& r) {
             .attr("perm", std::vector<std::int64_t>{}, "a permutation of the axes (negative counts from the end)")
             .shape(rule_transpose).kernel(transpose_kernel));
   r.add(OpDef("slice", 503)
-            .doc("Python slices start:end:step on the listed axes (negative indices count from the end, clamped)")
+            .doc("Python slices start:end:step on the listed axes, as slice.indices (negative bounds count from the end, "
+                 "out-of-range ones clamp; an omitted bound is the int64 extreme on its side)")
             .type_var("T", kPlain).input("x", "T").output("y", "T")
-            .attr("starts", AttrKind::integers, "first index per sliced axis")
-            .attr("ends", AttrKind::integers, "end (exclusive) per sliced axis; out-of-range values clamp")
+            .attr("starts", AttrKind::integers, "first index per sliced axis; omitted: 0, or INT64_MAX for a negative step")
+            .attr("ends", AttrKind::integers, "end (exclusive) per sliced axis; omitted: INT64_MAX, or INT64_MIN for a negative step")
             .attr("axes", std::vector<std::int64_t>{}, "the sliced axes; empty = 0, 1, ... len(starts)-1")
             .attr("steps", std::vector<std::int64_t>{}, "step per sliced axis (non-zero, may be negative); empty = 1")
             .shape(rule_slice).kernel(slice_kernel));

@@ -7,6 +7,7 @@
 #include "ops/elementwise_driver.h"
 #include "ops/kernels_shape.h"
 #include "ops/shape_rules.h"
+#include "ops/slice_bounds.h"
 #include "ops/tensor_walk.h"
 
 namespace rung::ops {
@@ -131,104 +132,38 @@ void transpose_kernel(KernelContext& c) {
   });
 }
 
-// ---- slice: Python/numpy slice semantics per listed axis.
-
-namespace {
-
-struct SliceAxis {
-  std::int64_t start = 0;  // first source index
-  std::int64_t step = 1;
-  std::uint64_t count = 0;
-};
-
-// Resolves one axis of extent n like Python's slice.indices(n).
-SliceAxis resolve_slice(std::int64_t start, std::int64_t end, std::int64_t step, std::int64_t n) {
-  SliceAxis s;
-  s.step = step;
-  auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
-  if (step > 0) {
-    std::int64_t b = start < 0 ? clamp(start + n, 0, n) : std::min(start, n);
-    std::int64_t e = end < 0 ? clamp(end + n, 0, n) : std::min(end, n);
-    s.start = b;
-    s.count = e > b ? static_cast<std::uint64_t>(e - b - 1) / static_cast<std::uint64_t>(step) + 1 : 0;
-  } else {
-    std::int64_t b = start < 0 ? clamp(start + n, -1, n - 1) : std::min(start, n - 1);
-    std::int64_t e = end < 0 ? clamp(end + n, -1, n - 1) : std::min(end, n - 1);
-    s.start = b;
-    std::uint64_t mag = 0 - static_cast<std::uint64_t>(step);  // |step|, also for INT64_MIN
-    s.count = b > e ? static_cast<std::uint64_t>(b - e - 1) / mag + 1 : 0;
-  }
-  return s;
-}
-
-// Per axis of the operand: how it is sliced (axes not listed keep everything). Dims of
-// listed axes must be static; others may be symbolic (count stays unused for them).
-std::optional<std::vector<std::optional<SliceAxis>>> slice_plan(const Shape& in, const Attrs& attrs, std::string& err) {
-  const auto& starts = attrs.integers("starts");
-  const auto& ends = attrs.integers("ends");
-  std::vector<std::int64_t> axes = attrs.integers("axes");
-  std::vector<std::int64_t> steps = attrs.integers("steps");
-  if (axes.empty())
-    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-    err = "starts, ends, axes and steps must have the same length (got " + std::to_string(starts.size()) + ", " +
-          std::to_string(ends.size()) + ", " + std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")";
-    return std::nullopt;
-  }
-  std::vector<std::optional<SliceAxis>> plan(in.size());
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    auto ax = normalize_axis(axes[i], in.size(), err);
-    if (!ax) return std::nullopt;
-    if (plan[*ax]) {
-      err = "axis " + std::to_string(*ax) + " is sliced twice";
-      return std::nullopt;
-    }
-    if (steps[i] == 0) {
-      err = "slice step on axis " + std::to_string(*ax) + " is 0";
-      return std::nullopt;
-    }
-    if (!in[*ax].is_static()) {
-      err = "cannot slice the symbolic dim " + in[*ax].to_string() + " (axis " + std::to_string(*ax) +
-            ") statically; slice a static dim or bind the symbol first";
-      return std::nullopt;
-    }
-    std::uint64_t n = in[*ax].extent();
-    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      err = "extent too large to slice";
-      return std::nullopt;
-    }
-    plan[*ax] = resolve_slice(starts[i], ends[i], steps[i], static_cast<std::int64_t>(n));
-  }
-  return plan;
-}
-
-}  // namespace
+// ---- slice: Python/numpy slice semantics per listed axis (ops/slice_bounds.h).
 
 ShapeResult rule_slice(const ShapeArgs& a) {
   const Shape& in = a.inputs[0].shape;
   std::string err;
-  auto plan = slice_plan(in, a.attrs, err);
-  if (!plan) return ShapeResult::fail(err);
+  auto bounds = slice_bounds(in.size(), a.attrs, err);
+  if (!bounds) return ShapeResult::fail(err);
   Shape out = in;
-  for (std::size_t d = 0; d < in.size(); ++d)
-    if ((*plan)[d]) out[d] = Dim::fixed((*plan)[d]->count);
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    const auto& b = (*bounds)[d];
+    if (!b) continue;
+    if (!in[d].is_static()) {
+      if (slice_keeps_extent(b->start, b->end, b->step)) continue;  // `::-1` of N is N
+      return ShapeResult::fail("cannot slice the symbolic dim " + in[d].to_string() + " (axis " + std::to_string(d) +
+                               ") statically: its result extent depends on the dim; only a whole-axis slice (`::1`, `::-1`) "
+                               "keeps a symbolic dim");
+    }
+    if (in[d].extent() > static_cast<std::uint64_t>(kSliceMax)) return ShapeResult::fail("extent too large to slice");
+    out[d] = Dim::fixed(resolve_slice(b->start, b->end, b->step, in[d].extent()).count);
+  }
   return ShapeResult::ok({out});
 }
 
 void slice_kernel(KernelContext& c) {
   const HostTensor& x = c.inputs[0];
   HostTensor& y = c.outputs[0];
-  std::string err;
-  auto plan = *slice_plan(x.type().shape, c.attrs, err);
+  auto plan = slice_axes(x.shape(), c.attrs);
   auto xs = row_major_strides(x.shape());
   for_each_index(y.shape(), [&](std::uint64_t i, const std::vector<std::uint64_t>& idx) {
     std::uint64_t src = 0;
-    for (std::size_t d = 0; d < idx.size(); ++d) {
-      std::uint64_t s = idx[d];
-      if (plan[d]) s = static_cast<std::uint64_t>(plan[d]->start + static_cast<std::int64_t>(idx[d]) * plan[d]->step);
-      src += s * xs[d];
-    }
+    for (std::size_t d = 0; d < idx.size(); ++d)
+      src += static_cast<std::uint64_t>(plan[d].start + static_cast<std::int64_t>(idx[d]) * plan[d].step) * xs[d];
     copy_elems(x, src, y, i);
   });
 }

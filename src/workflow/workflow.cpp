@@ -1,5 +1,6 @@
 #include "workflow/workflow.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "op_test_util.h"
+#include "ops/slice_bounds.h"
 #include "ops/typing.h"
 
 namespace rung::ops::testing {
@@ -106,6 +107,38 @@ TEST(Slice, ListedAxesOnlyAndSymbolicRule) {
   TensorType x = tensor(DType::f32, {Dim::symbol("B"), Dim::fixed(10)});
   EXPECT_EQ(infer("slice", {x}, {{"starts", V{0}}, {"ends", V{4}}, {"axes", V{1}}}), "f32[B, 4]");
   EXPECT_NE(infer("slice", {x}, {{"starts", V{0}}, {"ends", V{4}}, {"axes", V{0}}}).find("symbolic"), std::string::npos);
+}
+
+// An omitted bound is the int64 extreme on its side (ops/slice_bounds.h): Python's None for
+// every extent and step, including the negative steps whose omitted end is before index 0.
+TEST(Slice, OmittedBoundsAreTheExtremes) {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  HostTensor x = iota_f32({4});
+  auto sl = [&](std::int64_t s, std::int64_t e, std::int64_t st) {
+    return values_f32(eval1("slice", {x}, {{"starts", V{s}}, {"ends", V{e}}, {"steps", V{st}}}));
+  };
+  EXPECT_EQ(sl(omitted_start(-1), omitted_end(-1), -1), (std::vector<float>{3, 2, 1, 0}));  // x[::-1]
+  EXPECT_EQ(sl(3, omitted_end(-1), -1), (std::vector<float>{3, 2, 1, 0}));                  // x[3::-1]
+  EXPECT_EQ(sl(omitted_start(-1), 0, -1), (std::vector<float>{3, 2, 1}));                   // x[:0:-1]
+  EXPECT_EQ(sl(omitted_start(-2), omitted_end(-2), -2), (std::vector<float>{3, 1}));        // x[::-2]
+  EXPECT_EQ(sl(omitted_start(2), omitted_end(2), 2), (std::vector<float>{0, 2}));           // x[::2]
+  EXPECT_EQ(sl(lo, hi, hi), (std::vector<float>{0}));
+  EXPECT_EQ(sl(hi, lo, lo), (std::vector<float>{3}));
+  EXPECT_EQ(sl(lo, lo, -1), (std::vector<float>{}));
+  EXPECT_EQ(sl(hi, hi, 1), (std::vector<float>{}));
+  HostTensor empty = iota_f32({0});
+  EXPECT_EQ(eval1("slice", {empty}, {{"starts", V{hi}}, {"ends", V{lo}}, {"steps", V{-1}}}).shape(), (Extents{0}));
+}
+
+// A symbolic dim can be sliced whole (forwards or backwards): the result keeps the symbol.
+TEST(Slice, WholeAxisOfASymbolicDim) {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  TensorType x = tensor(DType::f32, {Dim::symbol("N"), Dim::fixed(5)});
+  EXPECT_EQ(infer("slice", {x}, {{"starts", V{hi, 1}}, {"ends", V{lo, hi}}, {"steps", V{-1, 2}}}), "f32[N, 2]");
+  EXPECT_EQ(infer("slice", {x}, {{"starts", V{0}}, {"ends", V{hi}}, {"steps", V{1}}}), "f32[N, 5]");
+  EXPECT_NE(infer("slice", {x}, {{"starts", V{1}}, {"ends", V{hi}}}).find("symbolic"), std::string::npos);
+  EXPECT_NE(infer("slice", {x}, {{"starts", V{hi}}, {"ends", V{lo}}, {"steps", V{-2}}}).find("symbolic"), std::string::npos);
+  EXPECT_NE(infer("slice", {x}, {{"starts", V{0}}, {"ends", V{4}}, {"steps", V{0}}}).find("step"), std::string::npos);
 }
 
 TEST(Concat, JoinsAlongAxis) {

@@ -9,6 +9,7 @@
 #include "backends/cpu/tree.h"
 #include "ops/elementwise_driver.h"
 #include "ops/shape_rules.h"
+#include "ops/slice_bounds.h"
 #include "ops/tensor_walk.h"
 
 namespace rung::cpu {
@@ -55,29 +56,16 @@ void transpose_kernel(CpuContext& c) {
   strided_copy(c.pool, x, c.k.outputs[0], 0, st);
 }
 
-// Python's slice.indices(n) for one axis: the first source index (the count is y's extent).
-std::int64_t slice_start(std::int64_t start, std::int64_t step, std::int64_t n) {
-  auto clamp = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v < lo ? lo : v > hi ? hi : v; };
-  if (step > 0) return start < 0 ? clamp(start + n, 0, n) : std::min(start, n);
-  return start < 0 ? clamp(start + n, -1, n - 1) : std::min(start, n - 1);
-}
-
 void slice_kernel(CpuContext& c) {
   const HostTensor& x = c.k.inputs[0];
-  const auto& starts = c.k.attrs.integers("starts");
-  std::vector<std::int64_t> axes = c.k.attrs.integers("axes"), steps = c.k.attrs.integers("steps");
-  if (axes.empty())
-    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<std::int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
+  auto plan = ops::slice_axes(x.shape(), c.k.attrs);
   auto xs = strides_of(x.shape());
   std::vector<std::int64_t> st = xs;
   std::int64_t base = 0;
-  std::string err;
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    std::size_t ax = *ops::normalize_axis(axes[i], x.rank(), err);
-    if (c.k.outputs[0].shape()[ax] == 0) continue;
-    base += slice_start(starts[i], steps[i], static_cast<std::int64_t>(x.shape()[ax])) * xs[ax];
-    st[ax] = xs[ax] * steps[i];
+  for (std::size_t d = 0; d < plan.size(); ++d) {
+    if (plan[d].count == 0) return;  // nothing to copy (y is empty)
+    base += plan[d].start * xs[d];
+    st[d] = plan[d].count > 1 ? xs[d] * plan[d].step : 0;  // a lone element: a huge step never multiplies
   }
   strided_copy(c.pool, x, c.k.outputs[0], base, st);
 }

@@ -12,6 +12,7 @@
 #include "backends/cuda/device_api.h"
 #include "ops/csr.h"
 #include "ops/shape_rules.h"
+#include "ops/slice_bounds.h"
 #include "ops/typing.h"
 
 namespace rung::cuda {
@@ -278,27 +279,14 @@ bool transpose(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink&
 
 bool slice(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   const auto& x = in[0];
-  std::size_t r = x.shape.size();
-  const auto& starts = a.integers("starts");
-  std::vector<std::int64_t> axes_given = a.integers("axes"), steps = a.integers("steps");
-  std::vector<std::size_t> axes;
-  std::string err;
-  if (axes_given.empty()) for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(i);
-  else  // in the given order: starts/ends/steps pair with it (normalize_axes would sort them)
-    for (std::int64_t ax : axes_given) axes.push_back(static_cast<std::size_t>(ax < 0 ? ax + static_cast<std::int64_t>(r) : ax));
+  auto plan = ops::slice_axes(x.shape, a);  // Python's slice.indices, as the reference resolves it
   auto xs = row_major_strides(x.shape);
   std::vector<std::int64_t> st = xs;
   std::int64_t base = 0;
-  for (std::size_t k = 0; k < axes.size(); ++k) {
-    std::size_t ax = axes[k];
-    std::int64_t n = static_cast<std::int64_t>(x.shape[ax]);
-    std::int64_t step = steps.empty() ? 1 : steps[k];
-    std::int64_t s = starts[k];
-    // Python's slice.indices: the start clamps to [0, n] (step > 0) or [-1, n-1] (step < 0).
-    if (s < 0) s = std::max<std::int64_t>(s + n, step > 0 ? 0 : -1);
-    else s = std::min<std::int64_t>(s, step > 0 ? n : n - 1);
-    base += s * xs[ax];
-    st[ax] = xs[ax] * step;
+  for (std::size_t ax = 0; ax < plan.size(); ++ax) {
+    if (plan[ax].count == 0) return true;  // y is empty
+    base += plan[ax].start * xs[ax];
+    st[ax] = plan[ax].count > 1 ? xs[ax] * plan[ax].step : 0;  // a lone element: a huge step never multiplies
   }
   return gather_view(c, x, base, st, out[0], d);
 }

@@ -7,6 +7,7 @@
 
 #include "backends/webgpu/wgsl/emit_map.h"
 #include "backends/webgpu/wgsl/generator.h"
+#include "ops/slice_bounds.h"
 
 namespace rung::webgpu {
 namespace {
@@ -91,29 +92,16 @@ std::optional<Program> emit_transpose(const KernelArgs& a, std::string& error) {
 }
 
 std::optional<Program> emit_slice(const KernelArgs& a, std::string& error) {
-  const Extents& xs = a.in[0].shape;
   const Extents& ys = a.out[0].shape;
-  const auto& starts = a.attrs.integers("starts");
-  auto axes_attr = a.attrs.integers("axes");
-  auto steps_attr = a.attrs.integers("steps");
-  std::vector<std::int64_t> start(xs.size(), 0), step(xs.size(), 1);
-  for (std::size_t k = 0; k < starts.size(); ++k) {
-    std::size_t ax = axes_attr.empty() ? k : norm_axis(axes_attr[k], xs.size());
-    std::int64_t n = static_cast<std::int64_t>(xs[ax]);
-    std::int64_t st = steps_attr.empty() ? 1 : steps_attr[k];
-    std::int64_t s = starts[k];
-    if (s < 0) s += n;
-    // Python's slice.indices: clamp to [0, n] (step > 0) or [-1, n-1] (step < 0).
-    s = st > 0 ? std::clamp<std::int64_t>(s, 0, n) : std::clamp<std::int64_t>(s, -1, n - 1);
-    start[ax] = s;
-    step[ax] = st;
-  }
-  auto xst = row_major_strides(xs);
+  auto plan = ops::slice_axes(a.in[0].shape, a.attrs);  // Python's slice.indices, as the reference resolves it
+  auto xst = row_major_strides(a.in[0].shape);
   std::string idx;
   for (std::size_t d = 0; d < ys.size(); ++d) {
     std::string c = ys[d] == 1 ? "0" : "i32(" + coord(ys, d, "i") + ")";
-    std::string xc = "(" + i32_lit(start[d]) + " + " + c + " * " + i32_lit(step[d]) + ")";
-    idx += std::string(idx.empty() ? "" : " + ") + "u32" + xc + " * " + u32_lit(xst[d]);
+    // A lone element (count <= 1) never multiplies its step, so a huge step stays out of the i32s.
+    std::string xc = ys[d] <= 1 ? i32_lit(std::max<std::int64_t>(plan[d].start, 0))
+                                : "(" + i32_lit(plan[d].start) + " + " + c + " * " + i32_lit(plan[d].step) + ")";
+    idx += std::string(idx.empty() ? "" : " + ") + "u32(" + xc + ") * " + u32_lit(xst[d]);
   }
   MapSpec m = copy_spec(a, "slice: x[start + i * step] per axis");
   m.value_fn = "fn value(i: u32) -> " + tname(a.out[0]) + " { return ld_x(" + (idx.empty() ? "0u" : idx) + "); }\n";
