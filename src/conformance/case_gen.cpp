@@ -3,6 +3,7 @@
 #include "base/diagnostic.h"
 #include "conformance/op_constraints.h"
 #include "ops/evaluate.h"
+#include "ops/kernel_coverage.h"
 #include "ops/typing.h"
 
 namespace rung::conformance {
@@ -35,10 +36,7 @@ std::vector<DType> members(ops::DTypeSet set) {
 
 }  // namespace
 
-std::vector<DType> row_dtypes(const ops::OpDef& op) {
-  if (op.type_vars.empty()) return {};
-  return members(op.type_vars[0].allowed);
-}
+std::vector<DType> row_dtypes(const ops::OpDef& op) { return ops::row_dtypes(op); }
 
 std::string Case::describe() const {
   std::string s;

@@ -38,8 +38,16 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
   SuiteResult s;
   s.profile = backend.profile();
   std::vector<const ops::OpDef*> ops = ops_in.empty() ? ops::op_registry().all() : ops_in;
+  // Progress counts the suite's claimed rows; each op reports its own, offset here.
+  std::uint64_t total = 0, base = 0;
+  if (options.progress)
+    for (const ops::OpDef* op : ops) total += claimed_rows(backend, *op);
   for (const ops::OpDef* op : ops) {
-    OpReport rep = conform_op(*op, backend, options);
+    ConformOptions o = options;
+    if (options.progress)
+      o.progress = [&](const runtime::Progress& p) { options.progress({p.phase, base + p.done, total, p.item}); };
+    OpReport rep = conform_op(*op, backend, o);
+    if (options.progress) base += claimed_rows(backend, *op);
     if (store && rep.pass()) {
       ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
       if (auto id = store->put("receipts", r.encode(), diags)) s.receipts.emplace_back(op->name, *id);
@@ -47,6 +55,7 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
     if (on_op) on_op(rep);
     s.reports.push_back(std::move(rep));
   }
+  if (options.progress && total) options.progress({"conforming", total, total, ""});
   return s;
 }
 
