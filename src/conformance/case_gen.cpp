@@ -3,7 +3,6 @@
 #include "base/diagnostic.h"
 #include "conformance/op_constraints.h"
 #include "ops/evaluate.h"
-#include "ops/kernel_coverage.h"
 #include "ops/typing.h"
 
 namespace rung::conformance {
@@ -35,8 +34,6 @@ std::vector<DType> members(ops::DTypeSet set) {
 }
 
 }  // namespace
-
-std::vector<DType> row_dtypes(const ops::OpDef& op) { return ops::row_dtypes(op); }
 
 std::string Case::describe() const {
   std::string s;

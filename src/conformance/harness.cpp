@@ -7,6 +7,7 @@
 
 #include "conformance/case_gen.h"
 #include "conformance/judge.h"
+#include "ops/kernel_coverage.h"
 #include "ops/compare.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
@@ -66,7 +67,7 @@ std::string agreement_description(const runtime::OpBackend& backend, ops::Tier t
 
 static std::vector<std::optional<DType>> op_row_dtypes(const ops::OpDef& op) {
   std::vector<std::optional<DType>> dtypes;
-  for (DType t : row_dtypes(op)) dtypes.push_back(t);
+  for (DType t : ops::row_dtypes(op)) dtypes.push_back(t);
   if (dtypes.empty()) dtypes.push_back(std::nullopt);
   return dtypes;
 }
