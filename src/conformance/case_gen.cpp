@@ -35,11 +35,6 @@ std::vector<DType> members(ops::DTypeSet set) {
 
 }  // namespace
 
-std::vector<DType> row_dtypes(const ops::OpDef& op) {
-  if (op.type_vars.empty()) return {};
-  return members(op.type_vars[0].allowed);
-}
-
 std::string Case::describe() const {
   std::string s;
   for (const auto& t : inputs) s += (s.empty() ? "" : ", ") + t.type().to_string();

@@ -28,7 +28,7 @@ struct Case {
 struct CaseRequest {
   std::uint64_t seed = 0;
   std::size_t index = 0;
-  std::optional<DType> dtype;  // the first type variable's binding; none for ops without one
+  std::optional<DType> dtype;  // the first type variable's binding (ops::row_dtypes); none for ops without one
   ops::Tier tier = ops::Tier::debug;
   std::uint64_t max_elems = 8192;
   int attempts = 200;          // draws tried before giving up
@@ -37,8 +37,5 @@ struct CaseRequest {
 // The case, or nullopt with `why` saying what the last rejected draw lacked (a gap in the
 // constraint table: conformance reports it as a failure).
 std::optional<Case> generate_case(const ops::OpDef& op, const CaseRequest& req, std::string& why);
-
-// The dtypes the op's first type variable ranges over (empty for ops without one).
-std::vector<DType> row_dtypes(const ops::OpDef& op);
 
 }  // namespace rung::conformance

@@ -101,7 +101,8 @@ std::optional<std::vector<ReceiptUse>> check_receipts(const std::vector<const op
 
 std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64_t input_elems, std::uint64_t input_bytes,
                                            const Placement& requested, const Placement* host, const PolicyConfig& cfg,
-                                           DiagnosticSink& diags, const std::string& capability_gap) {
+                                           DiagnosticSink& diags, const std::string& capability_gap,
+                                           const std::string& host_scalars) {
   auto kib = [](std::uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
   if (!requested.is_device) return PolicyDecision{scope, requested.name, "requested backend (host memory)"};
   if (!capability_gap.empty()) {
@@ -110,6 +111,9 @@ std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64
     diags.error("Q0012", scope + ": " + why).note("no host backend is available to take the region");
     return std::nullopt;
   }
+  if (!host_scalars.empty() && host)
+    return PolicyDecision{scope, host->name, "host scalars: every value is a scalar and " + requested.name + " has no kernel for " +
+                                                 host_scalars + "; the host computes it (the reference's bits)"};
   std::uint64_t budget = cfg.memory_budget ? cfg.memory_budget : requested.memory_bytes;
   if (budget && input_bytes > budget) {
     if (host)
@@ -142,6 +146,63 @@ std::string capability_gap(const Graph& g, RegionId region, const runtime::OpBac
   return region_gap(g, region, backend, 0);
 }
 
+namespace {
+
+bool is_scalar(const TensorType& t) {
+  std::uint64_t n = 1;
+  for (const auto& d : t.shape) {
+    if (!d.is_static()) return false;
+    n *= d.extent();
+  }
+  return n <= 1;
+}
+
+// The dtype a node's kernel is looked up by: its first operand of the op's first type
+// variable (the conformance row), else its first result.
+DType row_dtype(const Graph& g, const Node& node, const ops::OpDef& op) {
+  if (!op.type_vars.empty())
+    for (std::size_t j = 0; j < op.operands.size() && j < node.inputs.size(); ++j)
+      if (op.operands[j].type == op.type_vars[0].name)
+        return g.node(node.inputs[j].node).outputs.at(node.inputs[j].output).dtype;
+  return node.outputs.empty() ? DType::f32 : node.outputs[0].dtype;
+}
+
+// Empty as soon as a value is not a scalar; else the first "op on dtype" without a kernel.
+std::optional<std::string> scalar_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend, int depth) {
+  if (depth > 64) return std::nullopt;
+  const Region& r = g.region(region);
+  std::string gap;
+  for (NodeId n : nodes_in_region(g, r)) {
+    const Node& node = g.node(n);
+    for (const auto& t : node.outputs)
+      if (!is_scalar(t)) return std::nullopt;
+    if (node.opcode == opcode::kCall) {
+      auto callee = g.find_region(node.attrs.at("callee").as<Hash256>());
+      if (!callee) return std::nullopt;
+      auto inner = scalar_gap(g, *callee, backend, depth + 1);
+      if (!inner) return std::nullopt;
+      if (gap.empty()) gap = *inner;
+      continue;
+    }
+    const ops::OpDef* op = ops::op_registry().find(node.opcode);
+    if (!op || !gap.empty()) continue;
+    DType t = row_dtype(g, node, *op);
+    if (op->type_vars.empty() ? !ops::op_registry().kernel(op->id, backend.id()) : !backend.kernel(*op, t))
+      gap = "`" + op->name + "` on " + std::string(dtype_name(t));
+  }
+  return gap;
+}
+
+}  // namespace
+
+std::string host_scalar_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend) {
+  return scalar_gap(g, region, backend, 0).value_or(std::string());
+}
+
+bool placed_on_device(const Graph& g, RegionId region, const runtime::OpBackend& backend) {
+  return capability_gap(g, region, backend).empty() && host_scalar_gap(g, region, backend).empty();
+}
+
 PolicyComputeBackend::PolicyComputeBackend(Placement requested, std::optional<Placement> host, PolicyConfig cfg)
     : requested_(std::move(requested)), host_(std::move(host)), cfg_(cfg) {}
 
@@ -154,8 +215,12 @@ std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run(const Grap
   }
   const Region& r = g.region(region);
   std::string scope = "region " + (r.name.empty() ? std::string("#") + std::to_string(region) : r.name) + " (" + r.hash.short_hex(8) + ")";
-  std::string gap = requested_.is_device && requested_.backend ? capability_gap(g, region, *requested_.backend) : std::string();
-  auto d = place_region(scope, elems, bytes, requested_, host_ ? &*host_ : nullptr, cfg_, diags, gap);
+  std::string gap, scalars;
+  if (requested_.is_device && requested_.backend) {
+    gap = capability_gap(g, region, *requested_.backend);
+    if (gap.empty() && host_) scalars = host_scalar_gap(g, region, *requested_.backend);
+  }
+  auto d = place_region(scope, elems, bytes, requested_, host_ ? &*host_ : nullptr, cfg_, diags, gap, scalars);
   if (!d) return std::nullopt;
   if (d->backend != requested_.name || !host_) return run_on(*d, g, region, args, diags);
   // On the device: a value its device cannot represent (a capability refusal, e.g. a 64-bit

@@ -60,17 +60,34 @@ struct Placement {
 bool is_device_backend(std::string_view name);
 
 // Where one region runs, in order: capability (a dtype the device cannot hold at all,
-// `capability_gap` non-empty: OpBackend::holds_dtype), memory budget, load threshold —
-// a device backend failing one hands the region to the declared fallback (the host backend)
-// when there is one; a region no candidate can hold is refused (nullopt, Q0012). A built-in
-// op without a kernel is not a capability gap: it fails (conformance says so), never moves.
+// `capability_gap` non-empty: OpBackend::holds_dtype), host scalars (`host_scalars`
+// non-empty, below), memory budget, load threshold — a device backend failing one hands the
+// region to the declared fallback (the host backend) when there is one; a region no
+// candidate can hold is refused (nullopt, Q0012). A built-in op without a kernel is not a
+// capability gap: it fails (conformance says so), never moves — except in a region of host
+// scalars.
 std::optional<PolicyDecision> place_region(const std::string& scope, std::uint64_t input_elems, std::uint64_t input_bytes,
                                            const Placement& requested, const Placement* host, const PolicyConfig& cfg,
-                                           DiagnosticSink& diags, const std::string& capability_gap = {});
+                                           DiagnosticSink& diags, const std::string& capability_gap = {},
+                                           const std::string& host_scalars = {});
 
 // The first dtype in `region` (its parameters, every node's results, and the regions it
 // calls) that `backend`'s device cannot hold: "f64 (A0010 ...)", or empty.
 std::string capability_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend);
+
+// Host scalars: a region whose every value (its parameters and nodes' results, and those
+// of the regions it calls) is a scalar of static shape, and which uses an (op, dtype) the
+// device backend has no kernel for (scalar i64 arithmetic on WebGPU: WGSL has no 64-bit
+// integers) — the loop counters and conditions BlockIR computes. Such a region runs on the
+// host backend, by the policy and recorded as a decision, rather than failing (A0011) or
+// emulating 64-bit arithmetic for one value per dispatch. Returns the first "`op` on dtype"
+// without a kernel, or empty when the region is not one of host scalars.
+std::string host_scalar_gap(const Graph& g, RegionId region, const runtime::OpBackend& backend);
+
+// Whether the policy keeps `region` on device backend `backend` as far as the program tells
+// (no capability gap, not host scalars; the load threshold and the memory budget depend on
+// the run's data): what the memory plan models as resident on the device.
+bool placed_on_device(const Graph& g, RegionId region, const runtime::OpBackend& backend);
 
 // The ComputeBackend a run uses: asks place_region for every region it executes and keeps
 // the decisions (one entry per region and choice, with a count).

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "conformance/case_gen.h"
-#include "conformance/flush.h"
+#include "conformance/judge.h"
+#include "ops/kernel_coverage.h"
 #include "ops/compare.h"
-#include "ops/fp_env.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
 
@@ -58,31 +58,6 @@ bool claims_kernel(const runtime::OpBackend& backend, const ops::OpDef& op, std:
   return ops::op_registry().kernel(op.id, backend.id()) != nullptr;
 }
 
-namespace {
-
-bool is_nan_bits(const ops::HostTensor& t, std::uint64_t i) {
-  if (!dtype_info(t.dtype()).is_float) return false;
-  double v = t.load_f64(i);
-  return v != v;
-}
-
-// Elements whose stored bytes differ; for bit-exact classes any such element fails.
-void count_bit_differences(const ops::HostTensor& a, const ops::HostTensor& r, RowResult& row, std::uint64_t& differing,
-                           std::uint64_t& payload) {
-  differing = payload = 0;
-  if (a.dtype() != r.dtype() || a.shape() != r.shape()) return;
-  const DTypeInfo& info = dtype_info(a.dtype());
-  std::uint64_t width = info.block_bytes, units = a.bytes().size() / std::max<std::uint64_t>(width, 1);
-  for (std::uint64_t u = 0; u < units; ++u) {
-    if (std::equal(a.bytes().begin() + u * width, a.bytes().begin() + (u + 1) * width, r.bytes().begin() + u * width)) continue;
-    ++differing;
-    if (!info.is_quantized && is_nan_bits(a, u) && is_nan_bits(r, u)) ++payload;
-  }
-  row.differing += differing;
-  row.nan_payload += payload;
-}
-
-}  // namespace
 
 std::string agreement_description(const runtime::OpBackend& backend, ops::Tier tier) {
   if (backend.exact_capable()) return "each op's class for tier " + std::string(ops::tier_name(tier)) + " (exact-capable backend)";
@@ -90,33 +65,20 @@ std::string agreement_description(const runtime::OpBackend& backend, ops::Tier t
          std::string(backend.flushes_subnormals() ? "; subnormals may be read as zero (the device flushes them, as WGSL permits)" : "");
 }
 
-namespace {
-
-// One output against the reference under the report's class. On a device that flushes
-// subnormals, what failed is compared again with differences below the smallest normal
-// absorbed (flushed results and intermediates), and then the same against, per element, the
-// nearer of the reference's results on the operands as given and flushed (`flushed_ref`,
-// computed once per case on demand): WGSL permits each operation either reading, so
-// agreement with either counts (and is counted).
-struct OutputCheck {
-  bool pass = false;
-  bool flushed = false;
-  ops::Verdict verdict;
-  std::uint64_t differing = 0, payload = 0;
-};
-
-OutputCheck check_output(const ops::HostTensor& a, const ops::HostTensor& r, ops::TolClass cls, ops::Tier tier,
-                         RowResult& row, bool bit_count) {
-  OutputCheck c;
-  c.verdict = ops::compare(a, r, cls, tier);
-  if (bit_count) count_bit_differences(a, r, row, c.differing, c.payload);
-  else {
-    RowResult scratch;
-    count_bit_differences(a, r, scratch, c.differing, c.payload);
-  }
-  c.pass = c.verdict.pass && !(c.verdict.thresholds.bitwise && c.differing > 0);
-  return c;
+static std::vector<std::optional<DType>> op_row_dtypes(const ops::OpDef& op) {
+  std::vector<std::optional<DType>> dtypes;
+  for (DType t : ops::row_dtypes(op)) dtypes.push_back(t);
+  if (dtypes.empty()) dtypes.push_back(std::nullopt);
+  return dtypes;
 }
+
+std::size_t claimed_rows(const runtime::OpBackend& backend, const ops::OpDef& op) {
+  std::size_t n = 0;
+  for (const auto& dt : op_row_dtypes(op)) n += claims_kernel(backend, op, dt) ? 1 : 0;
+  return n;
+}
+
+namespace {
 
 // Writes one failing case (ConformOptions::dump_dir). Best effort: a file that cannot be
 // written (or an operand NumPy cannot hold, q8_0/q4_0) is missing from the folder, and the
@@ -154,9 +116,9 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
   const bool flushes = backend.flushes_subnormals();
   rep.agreement = agreement_description(backend, o.tier);
 
-  std::vector<std::optional<DType>> dtypes;
-  for (DType t : row_dtypes(op)) dtypes.push_back(t);
-  if (dtypes.empty()) dtypes.push_back(std::nullopt);
+  const std::vector<std::optional<DType>> dtypes = op_row_dtypes(op);
+  const std::size_t claimed = o.progress ? claimed_rows(backend, op) : 0;
+  std::size_t started = 0;
 
   Sha3_256 digest;
   for (const auto& dt : dtypes) {
@@ -173,6 +135,7 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
       rep.rows.push_back(std::move(row));
       continue;
     }
+    if (o.progress) o.progress({"conforming", started++, claimed, op.name + " " + row.dtype});
     bool dumped = false;
     auto fail = [&](std::string msg) {
       if (row.verdict == RowVerdict::pass) row.failure = msg;
@@ -206,54 +169,15 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
         fail(where + ": " + std::to_string(got->size()) + " outputs, the reference gives " + std::to_string(c->expected.size()));
         continue;
       }
-      std::optional<std::vector<ops::HostTensor>> flushed_ref;
-      bool tried_flushed_ref = false;
-      std::optional<std::vector<ops::HostTensor>> ftz_ref;
-      bool tried_ftz_ref = false;
+      OpJudge judge(op, c->inputs, c->attrs, c->expected, rep.cls, rep.judged_tier, flushes);
       bool case_flushed = false;
       for (std::size_t k = 0; k < got->size(); ++k) {
         const auto& a = (*got)[k];
-        const auto& r = c->expected[k];
         digest.update(tensor_hash(a).bytes);
-        OutputCheck chk = check_output(a, r, rep.cls, rep.judged_tier, row, true);
-        if (!chk.pass && flushes) {
-          // Results flushed: differences below the smallest normal are flushing's.
-          OutputCheck f = check_output(absorb_subnormal_differences(a, r), r, rep.cls, rep.judged_tier, row, false);
-          if (!f.pass && any_subnormals(c->inputs)) {
-            // Operands flushed: the reference on the operands as the device read them.
-            if (!tried_flushed_ref) {
-              tried_flushed_ref = true;
-              std::vector<ops::HostTensor> fin;
-              for (const auto& t : c->inputs) fin.push_back(flush_subnormals(t));
-              DiagnosticSink quiet;
-              flushed_ref = ops::evaluate(op, fin, c->attrs, quiet, ops::EvalOptions{ops::Tier::prod});
-            }
-            if (flushed_ref && k < flushed_ref->size()) {
-              ops::HostTensor mixed = nearer_reference(a, r, (*flushed_ref)[k]);
-              f = check_output(absorb_subnormal_differences(a, mixed), mixed, rep.cls, rep.judged_tier, row, false);
-            }
-          }
-          if (!f.pass) {
-            // Intermediates flushed: the reference with every operation flushing (FTZ + DAZ).
-            // A normal result can hang on a subnormal intermediate (silu(-90) = x * e^x, e^x
-            // below the normals), or a NaN on one (sqrt of a negative subnormal).
-            if (!tried_ftz_ref) {
-              tried_ftz_ref = true;
-              ops::ScopedFlushSubnormals ftz;
-              DiagnosticSink quiet;
-              if (ftz.active()) ftz_ref = ops::evaluate(op, c->inputs, c->attrs, quiet, ops::EvalOptions{ops::Tier::prod});
-            }
-            if (ftz_ref && k < ftz_ref->size()) {
-              ops::HostTensor base = flushed_ref && k < flushed_ref->size() ? nearer_reference(a, r, (*flushed_ref)[k]) : r;
-              ops::HostTensor mixed = nearer_reference(a, base, (*ftz_ref)[k]);
-              f = check_output(absorb_subnormal_differences(a, mixed), mixed, rep.cls, rep.judged_tier, row, false);
-            }
-          }
-          if (f.pass) {
-            chk.pass = true;
-            case_flushed = true;
-          }
-        }
+        OutputCheck chk = judge.judge(k, a);
+        row.differing += chk.differing;
+        row.nan_payload += chk.payload;
+        case_flushed = case_flushed || chk.flushed;
         row.elements += chk.verdict.count;
         row.max_ulp = std::max(row.max_ulp, chk.verdict.max_ulp);
         if (chk.pass) continue;

@@ -18,6 +18,7 @@
 #include "ops/op_def.h"
 #include "ops/tolerance.h"
 #include "runtime/op_backend.h"
+#include "runtime/progress.h"
 
 namespace rung::conformance {
 
@@ -33,6 +34,9 @@ struct ConformOptions {
   // replayed (`rung eval`): DIR/<op>.<dtype>.case<N>/ with in<j>.npy, reference<k>.npy,
   // got<k>.npy (when the backend gave results) and case.txt (the case, attributes, verdict).
   std::string dump_dir;
+  // Told as each claimed (op, dtype) row starts: done = rows of this op already run, total =
+  // the op's claimed rows (conform_suite turns these into the suite's count).
+  runtime::ProgressFn progress;
 };
 
 // unclaimed: a dtype the backend does not claim, with ConformOptions::claimed_only (not a failure).
@@ -79,6 +83,8 @@ struct OpReport {
 
 // Does `backend` claim a kernel for (op, dtype)? (Ops without type variables: any entry.)
 bool claims_kernel(const runtime::OpBackend& backend, const ops::OpDef& op, std::optional<DType> dtype);
+// The rows of `op` conform_op runs cases for on `backend`: those whose kernel it claims.
+std::size_t claimed_rows(const runtime::OpBackend& backend, const ops::OpDef& op);
 
 // How a backend's results are judged: "each op's class for tier debug (exact-capable backend)"
 // or the backend-declared agreement of one that is not.

@@ -18,12 +18,15 @@ LastRun& last_run() {
 }
 
 std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
-                                             const Store& store, DiagnosticSink& diags, PolicyConfig cfg) {
+                                             const Store& store, DiagnosticSink& diags, PolicyConfig cfg,
+                                             runtime::ProgressFn progress) {
   std::unique_ptr<RunSession> s(new RunSession);
   s->backend_ = &backend;
   s->mode_ = mode;
   s->store_ = &store;
-  auto uses = check_receipts(ops_used(program.graph), backend, mode, store, ConformOptions{}, diags);
+  ConformOptions conform;
+  conform.progress = std::move(progress);
+  auto uses = check_receipts(ops_used(program.graph), backend, mode, store, conform, diags);
   if (!uses) return nullptr;
   s->receipts_ = std::move(*uses);
   std::string name(ops::backend_name(backend.id()));

@@ -27,9 +27,11 @@ struct RunInvocation {
 
 class RunSession {
  public:
-  // Null (with diagnostics) when the policy refuses the run.
+  // Null (with diagnostics) when the policy refuses the run. `progress` hears each kernel
+  // conformed now (ReceiptMode::conform without a receipt: "conforming 12/40: softmax f32").
   static std::unique_ptr<RunSession> open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
-                                          const Store& store, DiagnosticSink& diags, PolicyConfig cfg = {});
+                                          const Store& store, DiagnosticSink& diags, PolicyConfig cfg = {},
+                                          runtime::ProgressFn progress = {});
   runtime::ComputeBackend& backend() { return *policy_; }
   const std::vector<ReceiptUse>& receipts() const { return receipts_; }
 

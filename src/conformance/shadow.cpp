@@ -2,8 +2,8 @@
 
 #include "backends/reference/interpreter.h"
 #include "backends/reference/memory_meter.h"
+#include "conformance/judge.h"
 #include "ops/compare.h"
-
 
 namespace rung::conformance {
 
@@ -99,13 +99,15 @@ std::vector<std::string> ShadowComputeBackend::drill_down(const Graph& g, Region
                       (dev_diags.empty() ? std::string("no diagnostic") : dev_diags.all().front().code) + ")");
       return want;
     }
+    // Judged as conformance judges (judge.h): the backend's class, and on a device that
+    // flushes subnormals the flushed readings it declares.
+    OpJudge judge(op, inputs, attrs, *want, bitwise() ? ops::TolClass::exact : device_.agreement_class(op, tier_),
+                  bitwise() ? ops::Tier::debug : device_.agreement_tier(tier_), !bitwise() && device_.flushes_subnormals());
     for (std::size_t i = 0; i < want->size() && i < got->size(); ++i) {
       if ((*got)[i].identical((*want)[i])) continue;
-      ops::Verdict v = bitwise() ? ops::compare((*got)[i], (*want)[i], ops::TolClass::exact, ops::Tier::debug)
-                                 : ops::compare((*got)[i], (*want)[i], device_.agreement_class(op, tier_),
-                                                device_.agreement_tier(tier_));
-      if (!bitwise() && v.pass) continue;
-      found.push_back(describe_call(op, inputs, attrs) + ", output " + std::to_string(i) + ": " + v.summary());
+      OutputCheck c = judge.judge(i, (*got)[i]);
+      if (!bitwise() && c.pass) continue;
+      found.push_back(describe_call(op, inputs, attrs) + ", output " + std::to_string(i) + ": " + c.verdict.summary());
       break;
     }
     return want;  // downstream nodes see the reference's values: each node is judged alone

@@ -40,8 +40,16 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
   std::vector<const ops::OpDef*> ops = ops_in.empty() ? ops::op_registry().all() : ops_in;
   std::optional<ReceiptWriter> writer;
   if (store) writer.emplace(*store);
+  // Progress counts the suite's claimed rows; each op reports its own, offset here.
+  std::uint64_t total = 0, base = 0;
+  if (options.progress)
+    for (const ops::OpDef* op : ops) total += claimed_rows(backend, *op);
   for (const ops::OpDef* op : ops) {
-    OpReport rep = conform_op(*op, backend, options);
+    ConformOptions o = options;
+    if (options.progress)
+      o.progress = [&](const runtime::Progress& p) { options.progress({p.phase, base + p.done, total, p.item}); };
+    OpReport rep = conform_op(*op, backend, o);
+    if (options.progress) base += claimed_rows(backend, *op);
     if (writer && rep.pass()) {
       ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
       if (auto id = writer->put(r, diags)) s.receipts.emplace_back(op->name, *id);
@@ -49,6 +57,7 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
     if (on_op) on_op(rep);
     s.reports.push_back(std::move(rep));
   }
+  if (options.progress && total) options.progress({"conforming", total, total, ""});
   return s;
 }
 

@@ -117,6 +117,7 @@ std::string summary_text(const MemoryPlan& plan) {
   for (const auto& st : plan.streams)
     s += st.chunk ? "streamed      `" + st.region + "`: " + std::to_string(st.rows) + " rows in chunks of " + std::to_string(st.chunk) + "\n"
                   : "not streamed  " + st.why + " (runs whole on " + std::to_string(st.rows) + " rows)\n";
+  if (!plan.left_out.empty()) s += "not counted   " + plan.left_out + "\n";
   s += "exec plan     sha3 " + exec_plan_hash(plan).hex() + "\n";
   return s;
 }

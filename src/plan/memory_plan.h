@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "base/diagnostic.h"
 #include "ir/block/block.h"
+#include "runtime/memory_model.h"
 
 namespace rung::plan {
 
@@ -106,6 +108,12 @@ struct PlanOptions {
   std::optional<std::uint64_t> stream_rows;        // computations on more rows run in chunks of this many
   bool bf16_activations = false;                   // activations stored as bf16
   std::uint64_t binding_limit = 0;                 // 0: none
+  // A device backend's own buffers (runtime/memory_model.h) for the regions `on_device` says
+  // run there (the execution policy's placement; empty: every region): each such region's
+  // arguments uploaded, its values on the device in the backend's layout, each kernel's
+  // scratch, every result read back through a staging buffer. Null: the host walk only.
+  const runtime::DeviceMemoryModel* device_model = nullptr;
+  std::function<bool(const Graph&, RegionId)> on_device;
 };
 
 struct MemoryPlan {
@@ -136,6 +144,8 @@ struct MemoryPlan {
   // fed to gradient regions), with its extent; empty when there is none.
   std::string batch_dim;
   std::uint64_t batch_extent = 0;
+  // With a device model: what of the backend's memory the plan does not count.
+  std::string left_out;
 };
 
 // Plans `opts.entry` of `p`. Returns nullopt with L-diagnostics when the program cannot be

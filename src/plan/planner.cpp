@@ -67,6 +67,7 @@ class Planner {
     }
     plan_.device = o_.device;
     plan_.entry = f->name;
+    if (o_.device_model) plan_.left_out = o_.device_model->left_out();
     find_batch_dim(*f);
     if (failed_) return std::nullopt;
     // Entry arguments: held for the whole run, sized from their declared types.
@@ -167,13 +168,13 @@ class Planner {
   void site(std::string text, std::optional<std::uint32_t> dispatch = std::nullopt) {
     plan_.sites.push_back({std::move(text), dispatch});
   }
-  std::uint32_t alloc(const AVal& v, AllocClass cls, std::string what) {
+  std::uint32_t alloc(const AVal& v, AllocClass cls, std::string what, std::optional<std::uint64_t> bytes = std::nullopt) {
     Buffer b;
     b.id = static_cast<std::uint32_t>(plan_.buffers.size());
     DType dt = v.dtype;
     if (o_.bf16_activations && cls == AllocClass::activations && dtype_info(dt).is_float && dtype_info(dt).block_bytes > 2)
       dt = DType::bf16;
-    b.bytes = bytes_of(dt, v.shape);
+    b.bytes = bytes ? *bytes : bytes_of(dt, v.shape);
     b.cls = cls;
     b.space = v.space;
     b.dtype = dt;
@@ -199,6 +200,32 @@ class Planner {
     return d_.error(std::move(code), std::move(msg));
   }
 
+  // --- a device backend's buffers (PlanOptions::device_model) -------------------------------
+
+  // A value on the device, in the backend's layout.
+  AVal on_device(AVal v, AllocClass cls, std::string what) {
+    v.space = MemSpace::device;
+    v.buffer = alloc(v, cls, std::move(what), o_.device_model->value_bytes({v.dtype, v.shape}));
+    return v;
+  }
+  // The temporaries of one kernel, allocated next to its outputs and freed when it returns.
+  void scratch(const Node& node, const std::vector<AVal>& ins, const std::string& label) {
+    const ops::OpDef* op = ops::op_registry().find(node.opcode);
+    if (!op) return;
+    std::vector<runtime::ValueShape> in;
+    for (const auto& v : ins) in.push_back({v.dtype, v.shape});
+    bool ok = true;
+    std::vector<std::int64_t> held;
+    for (std::uint64_t b : o_.device_model->scratch_bytes(*op, in, node.attrs, ok))
+      held.push_back(alloc(AVal{DType::u32, {(b + 3) / 4}, MemSpace::device, -1}, AllocClass::working, label + ": kernel scratch", b));
+    for (auto b : held) release(b);
+  }
+  // A result read back: the staging buffer is held while it is copied.
+  void staging(const AVal& v, const std::string& label) {
+    AVal s{v.dtype, v.shape, MemSpace::device, -1};
+    release(alloc(s, AllocClass::working, label + ": read-back staging", o_.device_model->staging_bytes({v.dtype, v.shape})));
+  }
+
   // --- regions ------------------------------------------------------------------------------
 
   std::optional<std::vector<AVal>> region(RegionId rid, const std::vector<AVal>& args, const std::vector<AllocClass>& result_classes,
@@ -216,6 +243,7 @@ class Planner {
     for (std::size_t i = 0; i < r.params.size(); ++i)
       if (!(i < owned.size() && owned[i])) params.insert(r.params[i]);
     std::vector<std::int64_t> minibatch;  // copies of the rows a reduced batch feeds in
+    std::vector<std::int64_t> uploads;    // resident on a device: the arguments' device copies
 
     // Batch reduction: a gradient region's data operands are fed `batch` rows at a time.
     std::optional<std::size_t> k = gradient_wrt_count(g, rid);
@@ -235,6 +263,11 @@ class Planner {
         }
       }
       bind(g.node(r.params[i]).outputs.at(0), v.shape, bindings);
+      if (resident_ && depth == 0) {  // uploaded: the device's copy lives until the region ends
+        AllocClass c = v.buffer >= 0 ? plan_.buffers.at(static_cast<std::size_t>(v.buffer)).cls : AllocClass::inputs;
+        v = on_device(v, c, here + ": upload of parameter " + std::to_string(i));
+        uploads.push_back(v.buffer);
+      }
       values[r.params[i]] = {v};
     }
     std::vector<NodeId> order = nodes_in_region(g, r);
@@ -276,7 +309,7 @@ class Planner {
         site(label + " returns");
       } else {
         // In place (backends/reference/in_place.h): the result takes a dying operand's buffer.
-        if (outs.size() == 1) {
+        if (outs.size() == 1 && !resident_) {
           std::vector<reference::OperandShape> shapes;
           for (std::size_t i = 0; i < ins.size(); ++i) {
             std::size_t here_uses = 0;
@@ -303,11 +336,14 @@ class Planner {
           Buffer& b = plan_.buffers.at(static_cast<std::size_t>(outs[i].buffer));
           b.cls = cls[i];
           b.what += ", then in place: " + label;
+        } else if (resident_) {
+          outs[i] = on_device(outs[i], cls[i], label + (outs.size() > 1 ? " output " + std::to_string(i) : std::string()));
         } else {
           outs[i].buffer = alloc(outs[i], cls[i], label + (outs.size() > 1 ? " output " + std::to_string(i) : std::string()));
         }
         if (node.opcode != opcode::kCall) plan_.dispatches.back().outputs.push_back(static_cast<std::uint32_t>(outs[i].buffer));
       }
+      if (resident_ && node.opcode != opcode::kCall && node.opcode != opcode::kConst) scratch(node, ins, label);
       values[n] = outs;
       for (const auto& in : node.inputs)
         if (--uses[in.node] == 0) {
@@ -320,6 +356,19 @@ class Planner {
     std::vector<AVal> results;
     for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
     site(here + ": end");
+    if (resident_ && depth == 0) {
+      // Read back: the region's other values are gone; each result passes a staging buffer,
+      // then the device's buffers go and the host's results are stored.
+      std::set<std::int64_t> kept;
+      for (const auto& v : results) kept.insert(v.buffer);
+      for (const auto& [n, vs] : values)
+        if (!params.count(n))
+          for (const auto& v : vs)
+            if (!kept.count(v.buffer)) release(v.buffer);
+      for (const auto& v : results) staging(v, here);
+      for (auto b : uploads) release(b);
+      for (auto& v : results) v.space = MemSpace::host;
+    }
     for (const auto& [n, vs] : values)
       if (!params.count(n))
         for (const auto& v : vs) release(v.buffer);
@@ -428,11 +477,23 @@ class Planner {
         if (o_.stream_rows && chunked(*r, *args)) owned.assign(owned.size(), false);
         for (std::size_t i = 0; i < s.args.size(); ++i)
           if (owned[i]) fr.slots[s.args[i]].reset();  // the buffer goes with the value
+        // On a device the region's host arguments are not taken over: the dying ones are
+        // freed once the results are stored (runtime/interpreter.cpp, `hand.taken`).
+        std::vector<std::int64_t> freed_after;
+        resident_ = o_.device_model && (!o_.on_device || o_.on_device(g, *r));
+        if (resident_)
+          for (std::size_t i = 0; i < owned.size(); ++i)
+            if (owned[i]) {
+              freed_after.push_back((*args)[i].buffer);
+              owned[i] = false;
+            }
         auto res = o_.stream_rows ? streamed(*r, *args, rc, fr.f->name, owned) : region(*r, *args, rc, {}, 0, fr.f->name, owned);
+        resident_ = false;
         if (!res) return Flow::failed;
         site(fr.f->name + ": store " + slot_label(fr, s.results));
         for (std::size_t i = 0; i < s.results.size() && i < res->size(); ++i)
           put(fr, s.results[i], (*res)[i], fr.f->name + ": slot " + fr.f->slots.at(s.results[i]).name);
+        for (auto b : freed_after) release(b);
         return Flow::next;
       }
       case StmtKind::call: {
@@ -670,6 +731,7 @@ class Planner {
  private:
   std::map<const block::Function*, runtime::SlotDrops> drops_;
   bool chunking_ = false;  // planning one chunk of a row-local region: every row value scales
+  bool resident_ = false;  // planning a region a device backend runs with its values resident (device_model)
   const block::Program& p_;
   const PlanOptions& o_;
   DiagnosticSink& d_;

@@ -27,6 +27,14 @@ done
 check ops-text 0 'matmul\(a: T, b: T, transpose_a: bool = false' -- "$RUNG" ops
 check ops-missing 0 'without a kernel on cuda' -- "$RUNG" ops --missing cuda
 check ops-missing-bad 2 'C0210' -- "$RUNG" ops --missing tpu
+# Per dtype: cpu's kernels cover every dtype each op accepts; webgpu's lack 64-bit arithmetic
+# (tests/webgpu/coverage_test.cpp checks the list against what the generator refuses).
+check ops-missing-dtypes-cpu 0 '^0 \(op, dtype\) pairs without a kernel on cpu' -- "$RUNG" ops --missing cpu
+if "$RUNG" ops --json | grep -q '"webgpu"'; then  # a build with the WebGPU backend
+  check ops-missing-dtypes-webgpu 0 '^add +(.*, )?i64(, |$)' -- "$RUNG" ops --missing webgpu
+  check ops-missing-dtypes-webgpu-count 0 '^[1-9][0-9]* \(op, dtype\) pairs without a kernel on webgpu' -- "$RUNG" ops --missing webgpu
+  check ops-missing-dtypes-json 0 '"missing_dtype_pairs": [1-9]' -- "$RUNG" ops --missing webgpu --json
+fi
 check tolerances 0 'debug +tight +f32 +2 ' -- "$RUNG" tolerances
 check tolerances-json 0 '"class": "loose"' -- "$RUNG" tolerances --json
 

@@ -1,12 +1,14 @@
 // `rung ops`: the op registry as a listing (name, signature, tolerance classes per tier,
 // backends with kernels), or as JSON for tools; `--missing BACKEND` answers "which ops
-// still lack a kernel on this backend".
+// still lack a kernel on this backend", and per dtype: the (op, dtype) pairs its kernels do
+// not cover.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "autodiff/gradient_rule.h"
 #include "command.h"
+#include "ops/kernel_coverage.h"
 #include "ops/registry.h"
 #include "runtime/backend_registry.h"
 
@@ -56,6 +58,7 @@ int run(const Args& a, const GlobalOptions& global) {
   autodiff::ensure_gradient_rules();  // and the autodiff layer its gradient rules
   const OpRegistry& r = op_registry();
   std::vector<const OpDef*> ops = r.all();
+  std::vector<std::pair<const OpDef*, std::vector<DType>>> partial;
   if (!a.missing.empty()) {
     auto b = backend_from_name(a.missing);
     if (!b) {
@@ -65,11 +68,33 @@ int run(const Args& a, const GlobalOptions& global) {
       return kExitUsage;
     }
     ops = r.missing_kernels(*b);
+    // Ops whose kernel exists but does not cover every dtype the op accepts: each with the
+    // dtypes it lacks (the kernel entry's declaration, which conformance and runs go by).
+    for (const OpDef* d : r.all())
+      if (auto lacking = missing_dtypes(r, *d, *b); !lacking.empty()) partial.emplace_back(d, std::move(lacking));
   }
+  auto dtype_list = [](const std::vector<DType>& ts, const char* sep) {
+    std::string s;
+    for (DType t : ts) s += (s.empty() ? "" : sep) + std::string(dtype_name(t));
+    return s;
+  };
+  std::size_t pairs = 0;
+  for (const auto& [d, ts] : partial) pairs += ts.size();
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const OpDef* d : ops) list.push_back(op_json(r, *d));
-    std::cout << nlohmann::json{{"count", ops.size()}, {"ops", list}}.dump(2) << "\n";
+    nlohmann::json j{{"count", ops.size()}, {"ops", list}};
+    if (!a.missing.empty()) {
+      nlohmann::json jp = nlohmann::json::array();
+      for (const auto& [d, ts] : partial) {
+        nlohmann::json names = nlohmann::json::array();
+        for (DType t : ts) names.push_back(dtype_name(t));
+        jp.push_back({{"op", d->name}, {"dtypes", names}});
+      }
+      j["missing_dtypes"] = jp;
+      j["missing_dtype_pairs"] = pairs;
+    }
+    std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::printf("%-12s %-4s %-12s %-22s %s\n", "op", "id", "family", "debug/prod/fast", "backends");
@@ -82,6 +107,11 @@ int run(const Args& a, const GlobalOptions& global) {
     std::printf("    %s\n    %s\n", d->signature().c_str(), d->summary.c_str());
   }
   std::printf("%zu ops%s\n", ops.size(), a.missing.empty() ? "" : (" without a kernel on " + a.missing).c_str());
+  if (a.missing.empty()) return kExitOk;
+  if (!partial.empty()) std::printf("\n%-12s %s\n", "op", "dtypes without a kernel");
+  for (const auto& [d, ts] : partial) std::printf("%-12s %s\n", d->name.c_str(), dtype_list(ts, ", ").c_str());
+  std::printf("%zu (op, dtype) pairs without a kernel on %s, in %zu ops with a kernel for other dtypes\n", pairs,
+              a.missing.c_str(), partial.size());
   return kExitOk;
 }
 
@@ -89,7 +119,7 @@ RUNG_COMMAND("ops", "List the op registry: signatures, tolerance classes per tie
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto a = std::make_shared<Args>();
                sub.add_flag("--json", a->json, "print JSON");
-               sub.add_option("--missing", a->missing, "only the ops without a kernel on this backend");
+               sub.add_option("--missing", a->missing, "only the ops without a kernel on this backend, then the dtypes each of its kernels lacks");
                return [a, &global] { return run(*a, global); };
              });
 

@@ -12,6 +12,7 @@
 #include "plan/verdict.h"
 #include "program_loader.h"
 #include "runtime/backend_registry.h"
+#include "runtime/memory_model.h"
 
 namespace rung::cli {
 namespace {
@@ -65,6 +66,12 @@ int run_plan(const PlanArgs& a, const GlobalOptions& global) {
   if (!program) return report(diags, sources, global);
   if (!budget) budget = plan::device_memory(o.device, budget_source, diags, &runtime::backend_registry());
   if (!budget) return report(diags, sources, global);
+  // A device backend's own buffers, every region on its device (`rung run` asks the policy
+  // which regions stay there).
+  if (o.device != plan::Device::cpu) {
+    runtime::backend_registry();  // backends register their models
+    o.device_model = runtime::device_memory_model(a.device);
+  }
   auto mp = plan::plan_program(*program, o, diags);
   if (!mp) return report(diags, sources, global);
   plan::Assessment verdict = plan::assess(*program, o, *mp, *budget);

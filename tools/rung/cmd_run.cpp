@@ -18,8 +18,10 @@
 #include "plan/size.h"
 #include "plan/split_policy.h"
 #include "program_loader.h"
+#include "progress_printer.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_model.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_hash.h"
 
@@ -129,7 +131,8 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   conformance::PolicyConfig placement;
   placement.min_device_elems = a.offload_threshold;
   auto session =
-      conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, placement);
+      conformance::RunSession::open(*program, *op_backend, *conformance::receipt_mode_from_name(a.receipts), store, diags, placement,
+                                    stderr_progress());
   if (!session) return report(diags, sources, global);
   runtime::ComputeBackend* backend = &session->backend();
   std::unique_ptr<conformance::ShadowComputeBackend> shadow;
@@ -168,6 +171,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     else po.binding_limit = *v;
   }
   if (diags.has_errors()) return report(diags, sources, global);
+  // A device backend's own buffers (uploads, its layout, kernel scratch, read-back staging)
+  // for the regions the policy keeps on it; its buffers are metered too (GpuBuffer).
+  if ((po.device_model = runtime::device_memory_model(a.backend)))
+    po.on_device = [&](const Graph& g, RegionId r) { return conformance::placed_on_device(g, r, *op_backend); };
   auto policy = plan::make_split_policy(program->graph, po, diags);
   if (!policy) return report(diags, sources, global);
   eo.split = *policy;
@@ -195,6 +202,10 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     std::snprintf(buf, sizeof buf, "memory       planned %llu, measured %llu bytes (delta %+.2f%%)",
                   static_cast<unsigned long long>(memory_plan->peak), static_cast<unsigned long long>(meter.peak()), delta);
     mem_line = buf;
+    if (!memory_plan->left_out.empty()) {
+      mem_line += "; host and " + a.backend + " buffers, not counted: " + memory_plan->left_out;
+      jmem["not_counted"] = memory_plan->left_out;
+    }
     jmem["planned_peak"] = memory_plan->peak;
     jmem["delta_percent"] = delta;
   } else if (!plan_diags.empty()) {
@@ -219,6 +230,12 @@ int run(const RunArgs& a, const GlobalOptions& global) {
     std::printf("fingerprint  %s\ngraph        %s\nblockir      %s\nentry        %s (tier %s, backend %s)\n", fingerprint.c_str(),
                 graph_fp.c_str(), blockir.c_str(), entry.c_str(), tier_name.c_str(), backend->name().data());
     std::printf("%s\n", mem_line.c_str());
+    // Regions the policy placed off the requested backend (host scalars, capability, budget,
+    // load threshold): visible here and kept in the record.
+    for (const auto& d : session->record().decisions)
+      if (d.backend != a.backend)
+        std::printf("placement    %s -> %s: %s%s\n", d.scope.c_str(), d.backend.c_str(), d.reason.c_str(),
+                    d.times > 1 ? (" (x" + std::to_string(d.times) + ")").c_str() : "");
     if (shadow) std::printf("%s\n", shadow->summary_line().c_str());
     if (const auto& t = session->record().transfers)  // a device backend: what crossed the bus (kept in the record)
       std::printf("transfers    to device %llu bytes in %llu uploads, from device %llu bytes in %llu downloads\n",

@@ -4,10 +4,12 @@
 
 #include "backends/reference/interpreter.h"
 #include "backends/webgpu/executor.h"
+#include "backends/webgpu/memory_model.h"
 #include "backends/webgpu/wgsl/generator.h"
 #include "backends/webgpu/wgsl/module.h"
 #include "base/hash.h"
 #include "ir/graph/walk.h"
+#include "ops/kernel_coverage.h"
 
 namespace rung::webgpu {
 
@@ -41,12 +43,26 @@ ops::TolClass tolerance_class(const ops::OpDef& op, ops::Tier /*tier*/) {
   return c;
 }
 
+// The dtypes a kernel entry covers are those of the op's rows (its first type variable). The
+// emitter's set describes the op's first operand; where that operand is not of the first type
+// variable (where: a bool condition; CSR ops: index arrays), every row dtype the device can
+// hold is covered.
+static ops::DTypeSet row_coverage(const ops::OpDef& op, ops::DTypeSet emitter) {
+  bool first_is_var0 = !op.operands.empty() && !op.type_vars.empty() && op.operands[0].type == op.type_vars[0].name;
+  if (first_is_var0 || op.type_vars.empty()) return emitter;
+  ops::DTypeSet held;
+  for (DType t : ops::row_dtypes(op))
+    if (device_representable(t)) held = held | ops::DTypeSet{t};
+  return emitter | held;
+}
+
 void register_webgpu_kernels(ops::OpRegistry& r) {
   for (const auto& [name, e] : emitters()) {
     const ops::OpDef* op = r.find(name);
     if (!op) continue;
     // fn holds the emitter; `exact` is false: WGSL results agree within the class, not bitwise.
-    r.register_kernel(op->id, ops::Backend::webgpu, ops::KernelEntry{"wgsl:" + name, e.emit, e.dtypes, false});
+    r.register_kernel(op->id, ops::Backend::webgpu,
+                      ops::KernelEntry{"wgsl:" + name, e.emit, row_coverage(*op, e.dtypes), false});
   }
 }
 
@@ -73,18 +89,6 @@ class WebGpuBackend final : public runtime::OpBackend {
   }
   bool holds_dtype(DType t) const override { return device_representable(t); }
   bool is_capability_refusal(std::string_view code) const override { return code == "A0010"; }
-
-  // The emitter's dtype set describes the op's first operand. Where that operand is not of
-  // the first type variable (where: a bool condition; CSR ops: index arrays), a row's dtype
-  // (the variable's) is covered by the kernel whenever the device can hold it.
-  const ops::KernelEntry* kernel(const ops::OpDef& op, DType dtype) const override {
-    const ops::KernelEntry* k = ops::op_registry().kernel(op.id, id());
-    if (!k) return nullptr;
-    if (k->dtypes.contains(dtype)) return k;
-    bool first_is_var0 = !op.operands.empty() && !op.type_vars.empty() && op.operands[0].type == op.type_vars[0].name;
-    if (!first_is_var0 && !op.type_vars.empty() && op.type_vars[0].allowed.contains(dtype) && device_representable(dtype)) return k;
-    return nullptr;
-  }
 
   runtime::DeviceProfile profile() const override {
     const DeviceInfo& i = dev_->info();
@@ -249,6 +253,7 @@ namespace rung::runtime {
 
 void register_webgpu_backend(BackendRegistry& r) {
   webgpu::register_webgpu_kernels(ops::op_registry());
+  webgpu::register_webgpu_memory_model();
   r.add({"webgpu", "generated WGSL kernels on a WebGPU adapter through Dawn (fixed order; agreement = tolerance class)",
          [](ops::Tier t, DiagnosticSink& d) { return webgpu::make_webgpu_backend(t, d); }});
 }

@@ -123,19 +123,27 @@ struct DeviceCallbacks {
   }
 };
 
+GpuBuffer::GpuBuffer(const api::Functions* f, api::Buffer b, std::uint64_t bytes) : f_(f), b_(b), bytes_(bytes) {
+  if (b_ && (meter_ = reference::active_meter())) meter_->allocate(bytes_);
+}
+
 GpuBuffer& GpuBuffer::operator=(GpuBuffer&& o) noexcept {
   if (this != &o) {
     this->~GpuBuffer();
     f_ = o.f_;
     b_ = o.b_;
     bytes_ = o.bytes_;
+    meter_ = o.meter_;
     o.b_ = nullptr;
+    o.meter_ = nullptr;
   }
   return *this;
 }
 
 GpuBuffer::~GpuBuffer() {
   if (b_) {
+    if (meter_) meter_->release(bytes_);
+    meter_ = nullptr;
     f_->bufferDestroy(b_);
     f_->bufferRelease(b_);
     b_ = nullptr;

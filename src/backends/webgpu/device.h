@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/reference/memory_meter.h"
 #include "backends/webgpu/dawn_api.h"
 #include "backends/webgpu/dawn_library.h"
 #include "base/diagnostic.h"
@@ -34,10 +35,13 @@ struct DeviceInfo {
 };
 
 // A storage buffer on the device. Sizes are rounded up to 4 bytes (WGSL arrays of u32).
+// Counted by the memory meter active where it is created (reference/memory_meter.h) until
+// it is destroyed, so a run's measured peak includes the device's buffers, as its plan does
+// (runtime/memory_model.h).
 class GpuBuffer {
  public:
   GpuBuffer() = default;
-  GpuBuffer(const api::Functions* f, api::Buffer b, std::uint64_t bytes) : f_(f), b_(b), bytes_(bytes) {}
+  GpuBuffer(const api::Functions* f, api::Buffer b, std::uint64_t bytes);
   GpuBuffer(GpuBuffer&& o) noexcept { *this = std::move(o); }
   GpuBuffer& operator=(GpuBuffer&& o) noexcept;
   GpuBuffer(const GpuBuffer&) = delete;
@@ -51,6 +55,7 @@ class GpuBuffer {
   const api::Functions* f_ = nullptr;
   api::Buffer b_ = nullptr;
   std::uint64_t bytes_ = 0;
+  reference::MemoryMeter* meter_ = nullptr;
 };
 
 struct BufferRange {

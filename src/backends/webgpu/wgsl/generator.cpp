@@ -35,6 +35,15 @@ std::optional<Program> generate(const KernelArgs& a, std::string& error) {
       error = std::string(kDeviceLacks) + std::string(dtype_info(t.dtype).name) + " has no WGSL type (WebGPU has no binary64)";
       return std::nullopt;
     }
+  // An emitter runs only for the dtypes it declares (of the op's first operand, when that is
+  // of the first type variable): what conformance checks and `rung ops --missing webgpu`
+  // lists. Another dtype is refused here, never run unverified.
+  const ops::OpDef& op = a.op;
+  bool first_is_var0 = !op.operands.empty() && !op.type_vars.empty() && op.operands[0].type == op.type_vars[0].name;
+  if (first_is_var0 && !a.in.empty() && !it->second.dtypes.contains(a.in[0].dtype)) {
+    error = "no WGSL kernel for `" + op.name + "` on " + std::string(dtype_info(a.in[0].dtype).name);
+    return std::nullopt;
+  }
   return it->second.emit(a, error);
 }
 
