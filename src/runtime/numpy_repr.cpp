@@ -87,6 +87,14 @@ std::pair<std::string, std::string> positional(const Decimal& d, double x) {
   if (d.exp >= 0) {
     for (int k = 0; k <= d.exp; ++k) ip += k < n ? d.digits[k] : '0';
     if (n > d.exp + 1) fp = d.digits.substr(d.exp + 1);
+    // NumPy formats elements with min_digits=0, which prints the integer part's exact digits
+    // where the shortest digits end before the point (f16 58336, not 58340): the value is an
+    // integer there, so its exact digits are its fixed form with no fraction.
+    if (n <= d.exp) {
+      char buf[400];
+      auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::fixed, 0);
+      ip.assign(buf, r.ptr);
+    }
   } else {
     ip = "0";
     fp = std::string(-d.exp - 1, '0') + d.digits;
@@ -186,8 +194,16 @@ class FloatFormat {
     Decimal d = shortest(t_, i);
     if (exp_) {
       Sci s = scientific(d, v);
-      std::string frac = s.frac + std::string(precision_ - s.frac.size(), '0');
-      return std::string(pad_left_ - s.lead.size(), ' ') + s.lead + "." + frac + exp_text(s.exp, exp_digits_);
+      if (s.frac.size() < precision_) {  // min_digits: more digits of the exact value, not zeros
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, static_cast<int>(precision_));
+        std::string_view m(buf, static_cast<std::size_t>(r.ptr - buf));
+        auto e = m.find('e');
+        s.lead = std::string(d.negative ? "-" : "") + std::string(m.substr(0, 1));
+        s.frac = std::string(m.substr(2, e - 2));
+        s.exp = std::atoi(std::string(m.substr(e + 1)).c_str());
+      }
+      return std::string(pad_left_ - s.lead.size(), ' ') + s.lead + "." + s.frac + exp_text(s.exp, exp_digits_);
     }
     auto [ip, fp] = positional(d, v);
     return std::string(pad_left_ - ip.size(), ' ') + ip + "." + fp + std::string(pad_right_ - fp.size(), ' ');

@@ -42,6 +42,12 @@ cases = {
   "empty": np.zeros((0,), np.float32),
   "empty2d": np.zeros((2, 0), np.float32),
   "long_row": np.array([123456.789, 1.0] * 12, np.float32),
+  "f16_int": np.array([13704, -58336], np.float16),  # exact integer digits, not 58340
+  "f32_int": np.array([67108872, 1e7], np.float32),
+  "f32_bits": rng.integers(0, 2**32, 30, dtype=np.uint64).astype(np.uint32).view(np.float32),
+  "f64_bits": rng.integers(0, 2**63, 12, dtype=np.uint64).view(np.float64),
+  "f16_bits": rng.integers(0, 2**16, 1200, dtype=np.uint64).astype(np.uint16).view(np.float16),
+  "bools": np.array([True, False, True]),
 }
 for name, a in cases.items():
     np.save(f"{d}/{name}.npy", a)

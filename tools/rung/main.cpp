@@ -144,11 +144,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A command line CLI11 rejects (an unknown option, a missing value, a value outside its
     // choices): a coded diagnostic like every other error, then the usage hint.
-    DiagnosticSink diags;
+    rung::DiagnosticSink diags;
     auto word = subcommand_word(argc, argv);
     diags.error("C0020", e.what()).note("`rung " + std::string(word ? *word : std::string_view{}) + (word && !word->empty() ? " " : "") +
                                         "--help` lists the options");
-    report(diags, SourceMap{}, scan_global(argc, argv));
+    report(diags, rung::SourceMap{}, scan_global(argc, argv));
     return kExitUsage;
   }
   for (auto& [sub, run] : runners)
