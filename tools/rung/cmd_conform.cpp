@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "base/text.h"
+#include "cli_checks.h"
 #include "command.h"
 #include "conformance/suite.h"
 #include "runtime/backend_registry.h"

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "exit_codes.h"
 #include "plan/exec_plan.h"
 #include "plan/size.h"
 #include "plan/tiling.h"

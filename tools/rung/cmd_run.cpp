@@ -1,5 +1,6 @@
 // `rung run`: execute a program on a backend and print what came out (hashes, and with
 // --out the tensors as .npy files).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "backends/reference/memory_meter.h"
 #include "conformance/harness.h"
@@ -101,6 +103,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   std::vector<std::string> exported;
   for (const auto& f : program->functions)
     if (f.exported) exported.push_back(f.name);
+  std::sort(exported.begin(), exported.end());
   std::string exported_list;
   for (const auto& n : exported) exported_list += (exported_list.empty() ? "" : ", ") + n;
   if (exported_list.empty()) exported_list = "none";

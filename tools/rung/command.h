@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "base/diagnostic.h"
-#include "exit_codes.h"
 
 namespace rung::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDiagnostics = 1;  // the input had errors (diagnostics printed)
+inline constexpr int kExitUsage = 2;        // the command line was wrong
 
 struct GlobalOptions {
   std::string error_format = "human";  // human | json
@@ -39,13 +43,6 @@ struct Registrar {
 // Prints diagnostics to stderr in the chosen format. Returns kExitDiagnostics if any is an
 // error, otherwise kExitOk.
 int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global);
-
-// The choice closest to `got` by edit distance, if one is close enough to be a likely typo
-// ("" otherwise): for "did you mean" notes on names the command line got wrong.
-std::string closest_choice(std::string_view got, const std::vector<std::string>& choices);
-
-// Checks a --tier value: C0012 (with the closest tier) when it names none. Empty passes.
-bool check_tier_option(const std::string& tier, DiagnosticSink& diags);
 
 }  // namespace rung::cli
 

@@ -9,6 +9,7 @@
 
 #include "base/diagnostic_render.h"
 #include "base/text.h"
+#include "cli_checks.h"
 #include "command.h"
 #include "ops/tier.h"
 
