@@ -20,9 +20,12 @@ run_all() {  # run_all BACKEND: every entry's hashes, on the reference's own inp
   local b=$1 K="$W/transformer_block.keg" A=""
   "$BIN"/rung run "$K" --tier debug --backend "$b" --entry init --out "$W/$b/init" 2>&1 | sed 's/ *-> .*//'
   "$BIN"/rung run "$K" --tier debug --backend "$b" --entry tokens --out "$W/$b/tok" 2>&1 | sed 's/ *-> .*//'
-  for i in 0 1 2 3 4 5 6 7 8; do A="$A --arg p.$i=$W/reference/init/result$i.npy"; done
+  # init's struct result comes out of a bare graph as result.0..8 (field order); block takes
+  # the fields by name.
+  local i=0
+  for f in g_attn wq wk wv wo g_ffn w_gate w_up w_down; do A="$A --arg p.$f=$W/reference/init/result.$i.npy"; i=$((i + 1)); done
   for e in block block_by_hand; do
-    "$BIN"/rung run "$K" --tier debug --backend "$b" --entry $e $A --arg x="$W/reference/tok/result0.npy" 2>&1
+    "$BIN"/rung run "$K" --tier debug --backend "$b" --entry $e $A --arg x="$W/reference/tok/result.npy" 2>&1
   done
   "$BIN"/rung run "$W/attention.keg" --tier debug --backend "$b" --entry tokens 2>&1
 }

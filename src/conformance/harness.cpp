@@ -135,7 +135,8 @@ OpReport conform_op(const ops::OpDef& op, runtime::OpBackend& backend, const Con
       rep.rows.push_back(std::move(row));
       continue;
     }
-    if (o.progress) o.progress({"conforming", started++, claimed, op.name + " " + row.dtype});
+    if (o.progress)
+      o.progress({"conforming", static_cast<std::int64_t>(started++), static_cast<std::int64_t>(claimed), op.name + " " + row.dtype});
     bool dumped = false;
     auto fail = [&](std::string msg) {
       if (row.verdict == RowVerdict::pass) row.failure = msg;

@@ -41,15 +41,15 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
   std::optional<ReceiptWriter> writer;
   if (store) writer.emplace(*store);
   // Progress counts the suite's claimed rows; each op reports its own, offset here.
-  std::uint64_t total = 0, base = 0;
+  std::int64_t total = 0, base = 0;
   if (options.progress)
-    for (const ops::OpDef* op : ops) total += claimed_rows(backend, *op);
+    for (const ops::OpDef* op : ops) total += static_cast<std::int64_t>(claimed_rows(backend, *op));
   for (const ops::OpDef* op : ops) {
     ConformOptions o = options;
     if (options.progress)
       o.progress = [&](const runtime::Progress& p) { options.progress({p.phase, base + p.done, total, p.item}); };
     OpReport rep = conform_op(*op, backend, o);
-    if (options.progress) base += claimed_rows(backend, *op);
+    if (options.progress) base += static_cast<std::int64_t>(claimed_rows(backend, *op));
     if (writer && rep.pass()) {
       ConformanceReceipt r = receipt_for(rep, *op, s.profile, options);
       if (auto id = writer->put(r, diags)) s.receipts.emplace_back(op->name, *id);
@@ -57,7 +57,7 @@ SuiteResult conform_suite(runtime::OpBackend& backend, const std::vector<const o
     if (on_op) on_op(rep);
     s.reports.push_back(std::move(rep));
   }
-  if (options.progress && total) options.progress({"conforming", total, total, ""});
+  if (options.progress && total) options.progress({"conforming", total, total, "", 0, true});
   return s;
 }
 

@@ -247,6 +247,7 @@ Value Lowerer::apply_op(const ops::OpDef& op, std::vector<Value> args, const Att
   }
   for (auto& r : typed->results) r.space = space;  // constants take the space of the values they meet
   auto outs = b_.op_multi(op.name, refs, typed->results, typed->attrs.map());
+  if (!outs.empty() && at.valid()) prog_.node_spans.emplace(prog_.graph.node(outs[0].node).hash, at);  // debug info
   Value v;
   v.span = at;
   v.constant = constant;

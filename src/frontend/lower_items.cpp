@@ -8,6 +8,22 @@
 
 namespace rung::frontend {
 
+namespace {
+
+// The names of a value's tensor leaves, following its structure: p.w1, t.0, p.inner.x.
+std::vector<std::string> leaf_names(const Ty& t, const std::string& name) {
+  std::vector<std::string> names;
+  std::function<void(const Ty&, const std::string&)> walk = [&](const Ty& ty, const std::string& prefix) {
+    if (ty.kind == TyKind::tensor) names.push_back(prefix);
+    for (std::size_t i = 0; i < ty.elems.size(); ++i)
+      walk(ty.elems[i], prefix + "." + (ty.kind == TyKind::structure ? ty.field_names[i] : std::to_string(i)));
+  };
+  walk(t, name);
+  return names;
+}
+
+}  // namespace
+
 using syntax::SyntaxKind;
 
 void Lowerer::declare_items(Module& m) {
@@ -290,9 +306,9 @@ void Lowerer::lower_pure_function(FnInfo& f) {
     bnd.span = f.param_spans[i];
     bnd.ref = f.param_refs[i];
     auto leaves = f.params[i].leaves();
+    auto names = leaf_names(f.params[i], f.param_names[i]);  // by field: `p.w1`, as in block functions
     for (std::size_t k = 0; k < leaves.size(); ++k) {
-      std::string pname = f.param_names[i] + (leaves.size() > 1 ? "." + std::to_string(k) : "");
-      bnd.refs.push_back(b_.param(pname, static_cast<std::int64_t>(params.size()), leaves[k]));
+      bnd.refs.push_back(b_.param(names[k], static_cast<std::int64_t>(params.size()), leaves[k]));
       params.push_back(bnd.refs.back());
     }
     bind(f.param_names[i], std::move(bnd));
@@ -327,9 +343,11 @@ void Lowerer::wrap_pure_function(FnInfo& f) {
     fn.params.push_back(static_cast<block::SlotId>(fn.slots.size()));
     fn.slots.push_back({n.attrs.count("name") ? n.attrs.at("name").as<std::string>() : "arg", n.outputs[0], false});
   }
+  // Results are named as a block function's: `result`, `result.0` (tuples), `result.w1` (structs).
+  auto names = leaf_names(f.ret, "result");
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     fn.results.push_back(static_cast<block::SlotId>(fn.slots.size()));
-    fn.slots.push_back({r.results.size() == 1 ? std::string("result") : "result." + std::to_string(i),
+    fn.slots.push_back({i < names.size() && names.size() == r.results.size() ? names[i] : "result." + std::to_string(i),
                         prog_.graph.node(r.results[i].node).outputs[r.results[i].output], false});
   }
   block::Stmt c{.kind = block::StmtKind::compute, .args = fn.params, .results = fn.results, .region = r.hash};
@@ -375,14 +393,7 @@ void Lowerer::lower_block_function(FnInfo& f) {
 std::vector<block::SlotId> Lowerer::new_slots(const Ty& t, const std::string& name, bool is_mut) {
   std::vector<block::SlotId> out;
   auto leaves = t.leaves();
-  std::vector<std::string> names;
-  // Leaf names follow the structure: p.w1, t.0 ...
-  std::function<void(const Ty&, const std::string&)> walk = [&](const Ty& ty, const std::string& prefix) {
-    if (ty.kind == TyKind::tensor) names.push_back(prefix);
-    for (std::size_t i = 0; i < ty.elems.size(); ++i)
-      walk(ty.elems[i], prefix + "." + (ty.kind == TyKind::structure ? ty.field_names[i] : std::to_string(i)));
-  };
-  walk(t, name);
+  std::vector<std::string> names = leaf_names(t, name);
   for (std::size_t i = 0; i < leaves.size(); ++i) {
     out.push_back(static_cast<block::SlotId>(block_fn_->slots.size()));
     block_fn_->slots.push_back({names[i], leaves[i], is_mut});

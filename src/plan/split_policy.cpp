@@ -11,7 +11,8 @@ namespace {
 struct Tiler {
   Graph g;
   std::uint64_t limit;
-  std::map<RegionId, RegionId> tiled;
+  // Per region and the extents its symbolic dims had: the tiled, specialised copy.
+  std::map<std::pair<RegionId, std::map<std::string, std::uint64_t>>, RegionId> tiled;
 };
 
 }  // namespace
@@ -33,14 +34,23 @@ std::optional<runtime::SplitPolicy> make_split_policy(const Graph& g, const Plan
   }
   if (o.binding_limit) {
     auto tiler = std::make_shared<Tiler>(Tiler{g, o.binding_limit, {}});
-    return runtime::SplitPolicy([tiler](const Graph&, RegionId r, std::span<const ops::HostTensor>, DiagnosticSink& run_diags)
+    return runtime::SplitPolicy([tiler](const Graph&, RegionId r, std::span<const ops::HostTensor> args, DiagnosticSink& run_diags)
                                     -> std::optional<runtime::ComputeSplit> {
-      auto it = tiler->tiled.find(r);
+      // Symbolic dims (`B`) bound by this run's arguments, as the executor binds them.
+      std::map<std::string, std::uint64_t> dims;
+      const Region& region = tiler->g.region(r);
+      for (std::size_t i = 0; i < region.params.size() && i < args.size(); ++i) {
+        const TensorType& t = tiler->g.node(region.params[i]).outputs.at(0);
+        for (std::size_t d = 0; d < t.shape.size() && d < args[i].rank(); ++d)
+          if (!t.shape[d].is_static()) dims.emplace(t.shape[d].name(), args[i].shape()[d]);
+      }
+      auto key = std::make_pair(r, dims);
+      auto it = tiler->tiled.find(key);
       if (it == tiler->tiled.end()) {
         std::size_t split = 0;
-        auto t = tile_region(tiler->g, r, tiler->limit, split, run_diags);
+        auto t = tile_region(tiler->g, r, tiler->limit, split, run_diags, dims);
         if (!t) return std::nullopt;
-        it = tiler->tiled.emplace(r, *t).first;
+        it = tiler->tiled.emplace(key, *t).first;
       }
       return runtime::ComputeSplit{&tiler->g, it->second, 0, 0, {}};
     });

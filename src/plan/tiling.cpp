@@ -85,14 +85,26 @@ void annotate_tiling(MemoryPlan& plan, const Graph& g, std::uint64_t limit) {
   }
 }
 
-std::optional<RegionId> tile_region(Graph& g, RegionId rid, std::uint64_t limit, std::size_t& split_count, DiagnosticSink& diags) {
+std::optional<RegionId> tile_region(Graph& g, RegionId rid, std::uint64_t limit, std::size_t& split_count, DiagnosticSink& diags,
+                                    const std::map<std::string, std::uint64_t>& dims) {
   split_count = 0;
   const Region r = g.region(rid);
   std::vector<NodeId> order = nodes_in_region(g, r);
+  // Symbolic dims take the extents the run bound (from its arguments): the copy is specialised.
+  auto concrete = [&](TensorType t) -> std::optional<TensorType> {
+    for (auto& d : t.shape)
+      if (!d.is_static()) {
+        auto it = dims.find(d.name());
+        if (it == dims.end()) return std::nullopt;
+        d = Dim::fixed(it->second);
+      }
+    return t;
+  };
   for (NodeId n : order)
     for (const auto& t : g.node(n).outputs)
-      if (!t.is_static()) {
-        diags.error("L0006", "cannot tile `" + r.name + "`: " + describe_node(g, n) + " has symbolic type " + t.to_string());
+      if (!concrete(t)) {
+        diags.error("L0006", "cannot tile `" + r.name + "`: " + describe_node(g, n) + " has symbolic type " + t.to_string() +
+                                 " and no argument binds its dims");
         return std::nullopt;
       }
   auto extents = [](const TensorType& t) {
@@ -100,11 +112,23 @@ std::optional<RegionId> tile_region(Graph& g, RegionId rid, std::uint64_t limit,
     for (const auto& d : t.shape) e.push_back(d.extent());
     return e;
   };
-  std::map<NodeId, NodeId> remap;  // old node -> new node (same outputs)
-  for (NodeId p : r.params) remap[p] = p;
+  std::map<NodeId, NodeId> remap;  // old node -> new node (same outputs, made static)
+  std::vector<NodeId> params;
+  for (NodeId p : r.params) {
+    Node param = g.node(p);
+    if (param.outputs.at(0).is_static()) {
+      remap[p] = p;
+    } else {
+      param.outputs[0] = *concrete(param.outputs[0]);
+      param.hash = {};
+      remap[p] = g.add(std::move(param));
+    }
+    params.push_back(remap[p]);
+  }
   for (NodeId n : order) {
     if (remap.count(n)) continue;
     Node node = g.node(n);
+    for (auto& t : node.outputs) t = *concrete(t);
     for (auto& in : node.inputs) in.node = remap.at(in.node);
     std::vector<Operand> ins;
     for (const auto& in : node.inputs) {
@@ -170,7 +194,7 @@ std::optional<RegionId> tile_region(Graph& g, RegionId rid, std::uint64_t limit,
   }
   Region out;
   out.name = r.name + ".tiled";
-  out.params = r.params;
+  out.params = params;
   for (const auto& v : r.results) out.results.push_back({remap.at(v.node), v.output});
   return g.add_region(std::move(out));
 }

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -23,9 +25,11 @@ inline constexpr std::uint64_t kWebGpuBindingLimit = 128ull << 20;
 
 void annotate_tiling(MemoryPlan& plan, const Graph& g, std::uint64_t limit);
 
-// A copy of region `r` (static shapes only) with every oversized splittable node split.
-// Returns the new region and, in `split`, how many nodes were split; L0006 for a region
-// with symbolic shapes, L0010 for a node over the limit that cannot be split.
-std::optional<RegionId> tile_region(Graph& g, RegionId r, std::uint64_t limit, std::size_t& split, DiagnosticSink& diags);
+// A copy of region `r` with every oversized splittable node split, its symbolic dims
+// replaced by their extents in `dims` (a run binds them from its arguments). Returns the
+// new region and, in `split`, how many nodes were split; L0006 for a symbolic dim `dims`
+// does not bind, L0010 for a node over the limit that cannot be split.
+std::optional<RegionId> tile_region(Graph& g, RegionId r, std::uint64_t limit, std::size_t& split, DiagnosticSink& diags,
+                                    const std::map<std::string, std::uint64_t>& dims = {});
 
 }  // namespace rung::plan

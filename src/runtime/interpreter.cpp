@@ -34,6 +34,42 @@ class ReferenceBackend final : public ComputeBackend {
 
 enum class Flow { next, returned, failed, broke, continued };  // broke/continued: to the innermost loop
 
+// A loop's progress: reported at most once an interval (a second) while it runs, and once
+// when it ends if it was reported at all (loops shorter than the interval stay silent).
+class LoopProgress {
+ public:
+  LoopProgress(const ExecOptions& o, std::string phase, std::int64_t total) : fn_(o.progress), interval_(o.progress_interval_s) {
+    p_.phase = std::move(phase);
+    p_.total = total;
+    if (fn_) start_ = last_ = std::chrono::steady_clock::now();
+  }
+  ~LoopProgress() {
+    if (!reported_) return;
+    p_.finished = true;
+    p_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    fn_(p_);
+  }
+  LoopProgress(const LoopProgress&) = delete;
+  LoopProgress& operator=(const LoopProgress&) = delete;
+  void step() {
+    ++p_.done;
+    if (!fn_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < interval_) return;
+    last_ = now;
+    reported_ = true;
+    p_.elapsed_s = std::chrono::duration<double>(now - start_).count();
+    fn_(p_);
+  }
+
+ private:
+  const ProgressFn& fn_;
+  double interval_;
+  Progress p_;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool reported_ = false;
+};
+
 class Executor {
  public:
   Executor(const block::Program& p, SourceMap& s, DiagnosticSink& d, const ExecOptions& o)
@@ -56,7 +92,9 @@ class Executor {
     for (std::size_t i = 0; i < args.size(); ++i) {
       std::string why = reference::fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
       if (!why.empty()) {
-        d_.error("X0001", "argument `" + f.slots[f.params[i]].name + "` of `" + f.name + "` " + why);
+        std::string from = depth == 0 && i < o_.arg_origins.size() && !o_.arg_origins[i].empty()
+                               ? " (from `" + o_.arg_origins[i] + "`)" : "";
+        d_.error("X0001", "argument `" + f.slots[f.params[i]].name + "` of `" + f.name + "`" + from + " " + why);
         return std::nullopt;
       }
       fr.slots[f.params[i]] = args[i];
@@ -163,10 +201,13 @@ class Executor {
         std::optional<std::vector<ops::HostTensor>> res;
         {
           reference::ScopedHandOver scope(&hand);
+          reference::ScopedNodeSpans spans(&p_.node_spans);
           res = o_.split ? run_split(*r, args) : o_.backend->run(p_.graph, *r, args, d_);
         }
         if (!res) {
-          if (d_.all().size() > before && s.span.valid()) d_.last().secondary(s.span, "in this computation");
+          // The failing op's own span when the backend located it; else the statement's.
+          if (d_.all().size() > before && s.span.valid() && !d_.last().primary_label())
+            d_.last().primary(s.span, "in this computation");
           return Flow::failed;
         }
         bool ok = store(fr, s.results, *res, s);
@@ -187,27 +228,20 @@ class Executor {
         const ops::HostTensor* hi = get(fr, s.args[1], s);
         if (!lo || !hi) return Flow::failed;
         std::int64_t a = lo->load_i64(0), b = hi->load_i64(0);
-        auto start = std::chrono::steady_clock::now();
-        auto last_report = start;
-        bool reported = false;
+        LoopProgress progress(o_, "[" + fr.f->name + "] for loop", b - a);
         for (std::int64_t i = a; i < b; ++i) {
           put(fr, s.results[0], ops::HostTensor::from_i64({}, std::span<const std::int64_t>(&i, 1)));
           Flow fl = enter(fr, s.body);
+          progress.step();
           if (fl == Flow::broke) break;
           if (fl != Flow::next && fl != Flow::continued) return fl;
-          auto now = std::chrono::steady_clock::now();
-          if (o_.progress && now - last_report > std::chrono::seconds(1)) {
-            double secs = std::chrono::duration<double>(now - start).count();
-            std::fprintf(stderr, "  [%s] step %lld/%lld  %.1f steps/s\n", fr.f->name.c_str(), static_cast<long long>(i - a + 1),
-                         static_cast<long long>(b - a), static_cast<double>(i - a + 1) / secs);
-            last_report = now;
-            reported = true;
-          }
         }
-        if (reported) std::fprintf(stderr, "  [%s] loop done: %lld steps\n", fr.f->name.c_str(), static_cast<long long>(b - a));
         return Flow::next;
       }
-      case StmtKind::while_loop:
+      case StmtKind::while_loop: {
+        // The total is unknown: the report is the iteration count and the time so far, so an
+        // endless loop shows it is running rather than looking like a hang.
+        LoopProgress progress(o_, "[" + fr.f->name + "] while loop", -1);
         for (;;) {
           Flow fl = body(fr, s.cond_body);
           if (fl != Flow::next) return fl;
@@ -215,9 +249,11 @@ class Executor {
           if (!c) return Flow::failed;
           if (!c->load_bool(0)) return Flow::next;
           fl = enter(fr, s.body);
+          progress.step();
           if (fl == Flow::broke) return Flow::next;
           if (fl != Flow::next && fl != Flow::continued) return fl;
         }
+      }
       case StmtKind::if_else: {
         const ops::HostTensor* c = get(fr, s.args[0], s);
         if (!c) return Flow::failed;

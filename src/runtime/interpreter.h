@@ -1,7 +1,7 @@
 // Executes a BlockIR program: walks the statements of the entry function, running each
 // `compute` on a ComputeBackend (the reference backend today), `call` recursively, loops
 // and conditionals on host scalars, and the io statements (print, read). Loops that run
-// longer than a second report progress on stderr. Diagnostics X0001..X0006.
+// longer than a second report progress through ExecOptions::progress. Diagnostics X0001..X0006.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,7 @@
 #include "ir/block/block.h"
 #include "ops/host_tensor.h"
 #include "ops/tier.h"
+#include "runtime/progress.h"
 
 namespace rung::runtime {
 
@@ -54,8 +55,10 @@ struct ExecOptions {
   std::string base_dir;              // relative read paths resolve against it
   std::vector<std::string> data_dirs;  // ... or, when the file is not there, against these in order
   std::vector<std::string>* reads = nullptr;  // if set: each file read gets its absolute path appended (once)
-  bool progress = true;              // progress lines for loops longer than a second
-  int max_call_depth = 256;
+  ProgressFn progress;               // loops longer than a second report here (empty: silent)
+  double progress_interval_s = 1.0;  // at most one report per interval (tests use 0: every iteration)
+  int max_call_depth = 256;          // X0005 beyond (docs/language.md, "Functions")
+  std::vector<std::string> arg_origins;  // per entry argument: where it came from (a file), named by X0001
 };
 
 std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std::string_view entry,

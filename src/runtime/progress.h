@@ -1,24 +1,24 @@
-// Progress of long work (conforming kernels before a run, ...), reported through a callback
-// so the library never writes to a terminal itself: the CLI prints it (one updating line on
-// a TTY, plain lines otherwise), and the public API will hand the callback to its caller.
+// Progress of long work (a loop of a run, the kernels conformed before a first run): the
+// runtime reports through a callback and never prints itself, so a CLI shows it on stderr,
+// a test counts it and a library user can ignore it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <string_view>
 
 namespace rung::runtime {
 
 struct Progress {
-  std::string_view phase;  // what is being done: "conforming"
-  std::uint64_t done = 0;  // items finished; the item below is number done + 1
-  std::uint64_t total = 0;
-  std::string item;        // the item now started ("softmax f32"); empty once done == total
+  std::string phase;        // what is running: "conforming", "[train] for loop", "[main] while loop"
+  std::int64_t done = 0;    // items, steps or iterations finished
+  std::int64_t total = -1;  // -1: unknown (a while loop)
+  std::string item;         // the item now started ("softmax f32"); empty when there is none
+  double elapsed_s = 0;     // since the phase began (loops)
+  bool finished = false;    // the last report of this phase
 };
 
-// Called when an item starts, and once more with done == total when the phase ends. Empty:
-// nobody listens.
+// Empty: nobody listens. Items report when they start, and once more when the phase ends.
 using ProgressFn = std::function<void(const Progress&)>;
 
 }  // namespace rung::runtime

@@ -315,7 +315,6 @@ TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
     eo.out = &out;
     eo.base_dir = path.parent_path().string();
     eo.data_dirs = {(kSource / "build/data").string()};  // digits.csv
-    eo.progress = false;
     {
       reference::ScopedMeter scope(&meter);
       ASSERT_TRUE(runtime::execute(*p, f->name, args, sources, d, eo)) << path;

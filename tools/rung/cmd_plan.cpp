@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "exit_codes.h"
 #include "plan/exec_plan.h"
 #include "plan/size.h"
 #include "plan/tiling.h"
@@ -16,8 +18,6 @@
 
 namespace rung::cli {
 namespace {
-
-inline constexpr int kExitRed = 3;
 
 struct PlanArgs {
   std::string file, entry, device = "cpu", budget, binding_limit, stream;
@@ -60,6 +60,7 @@ int run_plan(const PlanArgs& a, const GlobalOptions& global) {
     if (!v || *v == 0) diags.error("L0008", "--stream expects a row count, got `" + a.stream + "`");
     else o.stream_rows = *v;
   }
+  check_tier_option(a.load.tier, diags);
   if (diags.has_errors()) return report(diags, sources, global);
 
   auto program = load_program(a.file, a.load, sources, diags);
@@ -96,7 +97,7 @@ int run_plan(const PlanArgs& a, const GlobalOptions& global) {
   }
   int rc = report(diags, sources, global);
   if (rc != kExitOk) return rc;
-  return verdict.verdict == plan::Verdict::red ? kExitRed : kExitOk;
+  return verdict.verdict == plan::Verdict::red ? kExitPlanRed : kExitOk;
 }
 
 RUNG_COMMAND("plan", "Plan memory before running: class breakdown, peak, verdict against a budget",
@@ -111,7 +112,7 @@ RUNG_COMMAND("plan", "Plan memory before running: class breakdown, peak, verdict
                sub.add_flag("--bf16-activations", a->bf16, "plan the activations kept for backward in bf16");
                sub.add_option("--dim", a->dims, "a symbolic dim's extent: NAME=EXTENT (repeatable)");
                sub.add_option("--entry", a->entry, "the function to plan (default: the only exported one)");
-               sub.add_option("--tier", a->load.tier, "determinism tier for .keg files")->check(CLI::IsMember({"debug", "prod", "fast"}));
+               sub.add_option("--tier", a->load.tier, "determinism tier for .keg files: debug | prod | fast");
                sub.add_flag("--json", a->json, "print the plan and verdict as JSON");
                return [a, &global] { return run_plan(*a, global); };
              });

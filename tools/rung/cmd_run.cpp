@@ -1,5 +1,6 @@
 // `rung run`: execute a program on a backend and print what came out (hashes, and with
 // --out the tensors as .npy files).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "base/file_io.h"
 #include "backends/reference/memory_meter.h"
@@ -23,6 +25,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/memory_model.h"
 #include "runtime/npy.h"
+#include "runtime/numpy_repr.h"
 #include "runtime/tensor_hash.h"
 
 namespace rung::cli {
@@ -38,30 +41,80 @@ struct RunArgs {
   std::string receipts = "conform";  // require | conform | ignore (conformance/exec_policy.h)
   std::uint64_t offload_threshold = 0;  // regions below this many input elements stay on the host
   bool shadow = false;  // every region also on the reference, differing ops named (conformance/shadow.h)
+  bool print = false;   // also print each output's values as NumPy's repr prints them
 };
+
+// Binds `--arg NAME=FILE.npy` to the entry's parameter slots by name. A struct's fields are
+// named as in the source, `p.w1` (a tuple's elements `t.0`); anything else is C0014 with the
+// names it could have meant.
+std::optional<std::size_t> find_param(const block::Function& fn, const std::string& entry, const std::string& name,
+                                      DiagnosticSink& diags) {
+  std::vector<std::string> names;
+  for (auto id : fn.params) names.push_back(fn.slots[id].name);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  std::vector<std::string> fields;  // the leaves under `name.` (a struct or tuple parameter)
+  for (const auto& n : names)
+    if (n.size() > name.size() && n.compare(0, name.size(), name) == 0 && n[name.size()] == '.') fields.push_back(n);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (!fields.empty()) {
+    std::string each;
+    for (const auto& f : fields) each += (each.empty() ? "" : " ") + ("--arg " + f + "=FILE.npy");
+    diags.error("C0014", "`" + name + "` of `" + entry + "` has several fields: bind each by name").note(each);
+    return std::nullopt;
+  }
+  auto& d = diags.error("C0014", "`" + entry + "` has no parameter `" + name + "`");
+  // `p.0`: the index form of a struct field, which is bound by its name.
+  auto dot = name.rfind('.');
+  std::string base = dot == std::string::npos ? "" : name.substr(0, dot), idx = dot == std::string::npos ? "" : name.substr(dot + 1);
+  std::vector<std::string> under;
+  for (const auto& n : names)
+    if (!base.empty() && n.size() > base.size() && n.compare(0, base.size(), base) == 0 && n[base.size()] == '.') under.push_back(n);
+  if (!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos && !under.empty()) {
+    std::size_t k = std::stoul(idx.substr(0, 9));
+    if (k < under.size()) d.note("struct fields are bound by name: did you mean `" + under[k] + "`?");
+    else d.note("struct fields are bound by name");
+  } else if (auto near = closest_choice(name, names); !near.empty()) {
+    d.note("did you mean `" + near + "`?");
+  }
+  d.note("parameters: " + (list.empty() ? std::string("none") : list));
+  return std::nullopt;
+}
 
 int run(const RunArgs& a, const GlobalOptions& global) {
   SourceMap sources;
   DiagnosticSink diags;
+  if (!check_tier_option(a.load.tier, diags)) return report(diags, sources, global);
   auto program = load_program(a.file, a.load, sources, diags);
   if (!program) return report(diags, sources, global);
-  // Entry: --entry, else the only exported function.
+  // Entry: --entry (an exported function), else the only exported function.
   std::string entry = a.entry;
+  std::vector<std::string> exported;
+  for (const auto& f : program->functions)
+    if (f.exported) exported.push_back(f.name);
+  std::sort(exported.begin(), exported.end());
+  std::string exported_list;
+  for (const auto& n : exported) exported_list += (exported_list.empty() ? "" : ", ") + n;
+  if (exported_list.empty()) exported_list = "none";
   if (entry.empty()) {
-    std::vector<std::string> exported;
-    for (const auto& f : program->functions)
-      if (f.exported) exported.push_back(f.name);
     if (exported.size() != 1) {
-      std::string list;
-      for (const auto& n : exported) list += (list.empty() ? "" : ", ") + n;
-      diags.error("C0013", "choose an entry point with --entry NAME").note("exported: " + (list.empty() ? std::string("none") : list));
+      diags.error("C0013", "choose an entry point with --entry NAME").note("exported: " + exported_list);
       return report(diags, sources, global);
     }
     entry = exported[0];
   }
   const block::Function* fn = program->find(entry);
   if (!fn) {
-    diags.error("X0004", "no function `" + entry + "` in `" + program->module + "`");
+    auto& d = diags.error("X0004", "no function `" + entry + "` in `" + program->module + "`");
+    if (auto near = closest_choice(entry, exported); !near.empty()) d.note("did you mean `" + near + "`?");
+    d.note("exported: " + exported_list);
+    return report(diags, sources, global);
+  }
+  if (!fn->exported) {  // a helper is no entry point: only what `export` declares is run
+    diags.error("C0021", "`" + entry + "` is not exported, so it is not an entry point of `" + program->module + "`")
+        .note("exported: " + exported_list)
+        .note("to run it, declare it `export fn " + entry + "`");
     return report(diags, sources, global);
   }
   // The run's tier: --tier, else the entry's own declaration (`override tier fast;` in its
@@ -75,20 +128,17 @@ int run(const RunArgs& a, const GlobalOptions& global) {
 
   // Arguments: name=path.npy, matched to parameters by name.
   std::vector<std::optional<ops::HostTensor>> args(fn->params.size());
+  std::vector<std::string> origins(fn->params.size());
   for (const auto& spec : a.args) {
     auto eq = spec.find('=');
     if (eq == std::string::npos) {
       diags.error("C0014", "--arg expects NAME=FILE.npy, got `" + spec + "`");
       continue;
     }
-    std::string name = spec.substr(0, eq);
-    std::size_t i = 0;
-    while (i < fn->params.size() && fn->slots[fn->params[i]].name != name) ++i;
-    if (i == fn->params.size()) {
-      diags.error("C0014", "`" + entry + "` has no parameter `" + name + "`");
-      continue;
-    }
-    args[i] = npy::load(spec.substr(eq + 1), sources, diags);
+    auto i = find_param(*fn, entry, spec.substr(0, eq), diags);
+    if (!i) continue;
+    args[*i] = npy::load(spec.substr(eq + 1), sources, diags);
+    origins[*i] = spec.substr(eq + 1);
   }
   std::vector<ops::HostTensor> given;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -150,6 +200,8 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
     }
   eo.out = a.json ? &std::cerr : &std::cout;
+  eo.progress = print_loop_progress;
+  eo.arg_origins = origins;
   std::vector<std::string> reads;
   eo.reads = &reads;
   // The memory plan first (symbolic dims bound from the arguments), then the run metered.
@@ -273,11 +325,16 @@ int run(const RunArgs& a, const GlobalOptions& global) {
       path = (std::filesystem::path(a.out_dir) / (name + ".npy")).string();
       npy::save(path, t, diags);
     }
-    if (a.json)
+    std::optional<std::string> value;
+    if (a.print) value = runtime::numpy_repr(t).value_or("(" + std::string(dtype_name(t.dtype())) + " blocks: not printed)");
+    if (a.json) {
       jout.push_back({{"name", name}, {"type", t.type().to_string()}, {"sha3_256", h}, {"file", path}});
-    else
+      if (value) jout.back()["value"] = *value;
+    } else {
       std::printf("output %zu     %s: %s  sha3 %s%s\n", i, name.c_str(), t.type().to_string().c_str(), h.c_str(),
                   path.empty() ? "" : ("  -> " + path).c_str());
+      if (value) std::printf("%s\n", value->c_str());
+    }
   }
   if (!a.json && record) std::printf("record       %s\n", record_id.c_str());
   if (a.json) {
@@ -297,25 +354,33 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   return report(diags, sources, global);
 }
 
-RUNG_COMMAND("run", "Execute a program (a .keg file) and print its outputs' hashes",
+RUNG_COMMAND("run", "Execute a program and print its outputs' hashes (with --print, their values)",
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto a = std::make_shared<RunArgs>();
-               sub.add_option("FILE", a->file, "the program: a .keg file")->required();
+               sub.add_option("FILE", a->file, "the program: a .rung source, a .keg file or a workflow .json document")->required();
                sub.add_option("--entry", a->entry, "the exported function to run (default: the only one)");
-               sub.add_option("--arg", a->args, "an argument: NAME=FILE.npy (repeat for each parameter)");
-               sub.add_option("--tier", a->load.tier, "determinism tier: debug | prod | fast (required for .keg files)")
-                   ->check(CLI::IsMember({"debug", "prod", "fast"}));
+               sub.add_option("--arg", a->args,
+                              "an argument: NAME=FILE.npy, one per parameter; a struct's fields by name (p.w1=w1.npy)");
+               // Checked by the command (C0012), not by CLI11, so that a wrong tier is a coded diagnostic.
+               sub.add_option("--tier", a->load.tier, "determinism tier: debug | prod | fast (required for .keg files)");
                sub.add_option("--tolerance", a->load.tolerance, "tolerance class: exact | tight | default | loose")
                    ->check(CLI::IsMember({"exact", "tight", "default", "loose"}));
                // The CPU backend is the default wherever this build has it (else the reference).
                if (runtime::backend_registry().find("cpu")) a->backend = "cpu";
-               sub.add_option("--backend", a->backend, "where to run (`rung run --help` lists the backends of this build)")->capture_default_str();
+               std::string backends;
+               for (const auto& n : runtime::backend_registry().names()) {
+                 const auto* f = runtime::backend_registry().find(n);
+                 backends += "\n  " + n + (f && !f->summary.empty() ? ": " + f->summary : "");
+               }
+               sub.add_option("--backend", a->backend, "where to run; the backends of this build:" + backends)->capture_default_str();
                sub.add_option("--out", a->out_dir, "write each output as DIR/NAME.npy");
                sub.add_option("--data-dir", a->data_dirs,
                               "a folder where relative data paths (read_csv) are looked up when not next to the program; repeatable");
                sub.add_option("--stream", a->stream, "run computations on more rows in chunks of ROWS (row-local regions; the plan says which)");
                sub.add_option("--binding-limit", a->binding_limit, "split dispatches binding more than SIZE, as the plan does (L0010 if one cannot be)");
                sub.add_flag("--json", a->json, "print the result as JSON (program prints go to stderr)");
+               sub.add_flag("--print", a->print,
+                            "also print each output's values as NumPy's repr does (more than 1000 elements summarised with ...)");
                sub.add_option("--receipts", a->receipts,
                               "kernels without a conformance receipt for this device: require (refuse), conform (check now), ignore (run unverified)")
                    ->check(CLI::IsMember({"require", "conform", "ignore"}))->capture_default_str();

@@ -9,14 +9,9 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "exit_codes.h"
 
 namespace rung::cli {
-
-// Exit codes shared by every subcommand.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitDiagnostics = 1;  // the input had errors (diagnostics printed)
-inline constexpr int kExitUsage = 2;        // the command line was wrong
-inline constexpr int kExitInternal = 70;    // a bug in rung (I0001): something escaped every check
 
 struct GlobalOptions {
   std::string error_format = "human";  // human | json

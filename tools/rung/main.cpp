@@ -5,12 +5,16 @@
 #include <exception>
 #include <map>
 #include <new>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <pthread.h>
 #include <unistd.h>
 
 #include "base/diagnostic_render.h"
+#include "base/text.h"
+#include "cli_checks.h"
 #include "command.h"
+#include "ops/tier.h"
 
 namespace rung::cli {
 
@@ -28,6 +32,26 @@ int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOp
     std::cerr << render_text(diags, sources, opts);
   }
   return diags.has_errors() ? kExitDiagnostics : kExitOk;
+}
+
+std::string closest_choice(std::string_view got, const std::vector<std::string>& choices) {
+  if (got.size() > 64) return {};  // no typo of a short name; keeps the distance cheap
+  std::string best;
+  std::size_t limit = std::max<std::size_t>(1, got.size() / 3);  // a third of the name may be wrong
+  std::size_t best_d = limit + 1;
+  for (const auto& c : choices)
+    if (std::size_t d = edit_distance(got, c); d < best_d) {
+      best = c;
+      best_d = d;
+    }
+  return best;
+}
+
+bool check_tier_option(const std::string& tier, DiagnosticSink& diags) {
+  if (tier.empty() || ops::tier_from_name(tier)) return true;
+  auto& d = diags.error("C0012", "unknown tier `" + tier + "`: the tiers are debug, prod and fast");
+  if (auto near = closest_choice(tier, {"debug", "prod", "fast"}); !near.empty()) d.note("did you mean `" + near + "`?");
+  return false;
 }
 
 namespace {
@@ -84,6 +108,61 @@ int on_big_stack(int (*body)(int, char**), int argc, char** argv) {
   return job.rc;
 }
 
+
+// The global options' values as written anywhere on the command line (they may follow the
+// subcommand), for diagnostics printed before CLI11 has parsed them.
+GlobalOptions scan_global(int argc, char** argv) {
+  GlobalOptions g;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    for (auto [flag, dst] : {std::pair{std::string_view("--error-format"), &g.error_format}, {"--color", &g.color}}) {
+      if (a == flag && i + 1 < argc) *dst = argv[i + 1];
+      else if (a.size() > flag.size() && a.substr(0, flag.size() + 1) == std::string(flag) + "=") *dst = a.substr(flag.size() + 1);
+    }
+  }
+  if (g.error_format != "json") g.error_format = "human";
+  return g;
+}
+
+// The subcommand word: the first argument that is neither a global option nor its value.
+// Empty when there is none; nullopt when another option comes first (CLI11 reports it).
+std::optional<std::string_view> subcommand_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--error-format" || a == "--color") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--error-format=", 0) == 0 || a.rfind("--color=", 0) == 0) continue;
+    if (!a.empty() && a[0] == '-') return std::nullopt;
+    return a;
+  }
+  return std::string_view{};
+}
+
+bool asks_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view a = argv[i]; a == "-h" || a == "--help" || a == "--version") return true;
+  return false;
+}
+
+// A wrong or missing subcommand, as a coded diagnostic: C0019.
+int refuse_subcommand(std::string_view word, const std::vector<CommandInfo>& commands, const GlobalOptions& global) {
+  std::vector<std::string> names;
+  std::string list;
+  for (const auto& c : commands) {
+    names.push_back(c.name);
+    list += (list.empty() ? "" : ", ") + c.name;
+  }
+  DiagnosticSink diags;
+  auto& d = word.empty() ? diags.error("C0019", "a subcommand is required")
+                         : diags.error("C0019", "unknown subcommand `" + std::string(word) + "`");
+  if (auto near = closest_choice(word, names); !word.empty() && !near.empty()) d.note("did you mean `" + near + "`?");
+  d.note("subcommands: " + list).note("`rung --help` describes each");
+  report(diags, SourceMap{}, global);
+  return kExitUsage;
+}
+
 }  // namespace
 }  // namespace rung::cli
 
@@ -106,6 +185,11 @@ static int rung_main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners[sub] = c.setup(*sub, global);
   }
+  if (!asks_help(argc, argv)) {
+    auto word = subcommand_word(argc, argv);
+    bool known = word && std::any_of(commands.begin(), commands.end(), [&](const auto& c) { return c.name == *word; });
+    if (word && !known) return refuse_subcommand(*word, commands, scan_global(argc, argv));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -115,7 +199,13 @@ static int rung_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // A command line CLI11 rejects (an unknown option, a missing value, a value outside its
+    // choices): a coded diagnostic like every other error, then the usage hint.
+    rung::DiagnosticSink diags;
+    auto word = subcommand_word(argc, argv);
+    diags.error("C0020", e.what()).note("`rung " + std::string(word ? *word : std::string_view{}) + (word && !word->empty() ? " " : "") +
+                                        "--help` lists the options");
+    report(diags, rung::SourceMap{}, scan_global(argc, argv));
     return kExitUsage;
   }
   for (auto& [sub, run] : runners)

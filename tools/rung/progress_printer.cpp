@@ -36,4 +36,18 @@ runtime::ProgressFn stderr_progress() {
   };
 }
 
+// Loop progress on stderr (runtime/progress.h): the count, of the total when it is known
+// (a for loop), else so far (a while loop), with the time and rate.
+void print_loop_progress(const runtime::Progress& p) {
+  double rate = p.elapsed_s > 0 ? static_cast<double>(p.done) / p.elapsed_s : 0.0;
+  if (p.finished)
+    std::fprintf(stderr, "  %s done: %lld iterations in %.1f s\n", p.phase.c_str(), static_cast<long long>(p.done), p.elapsed_s);
+  else if (p.total >= 0)
+    std::fprintf(stderr, "  %s: step %lld/%lld, %.1f s, %.1f steps/s\n", p.phase.c_str(), static_cast<long long>(p.done),
+                 static_cast<long long>(p.total), p.elapsed_s, rate);
+  else
+    std::fprintf(stderr, "  %s: iteration %lld (no known end), %.1f s, %.1f iterations/s\n", p.phase.c_str(),
+                 static_cast<long long>(p.done), p.elapsed_s, rate);
+}
+
 }  // namespace rung::cli

@@ -1,11 +1,13 @@
-// Prints runtime::Progress on stderr for the CLI: on a terminal one line rewritten in place
-// (cleared when the phase ends), otherwise one plain line per item, so logs keep them.
+// Prints runtime::Progress on stderr for the CLI.
 #pragma once
 
 #include "runtime/progress.h"
 
 namespace rung::cli {
 
+// Kernels conformed before a run: one updating line on a terminal, plain lines otherwise.
 runtime::ProgressFn stderr_progress();
+// A loop of the run: its step of the total (a for loop) or its iteration so far (a while loop).
+void print_loop_progress(const runtime::Progress& p);
 
 }  // namespace rung::cli

@@ -34,6 +34,7 @@ std::string fit_type(const TensorType& declared, const ops::HostTensor& value, D
 namespace {
 
 thread_local HandOver* current_hand_over = nullptr;
+thread_local const NodeSpans* current_node_spans = nullptr;
 
 class Interpreter {
  public:
@@ -102,6 +103,7 @@ class Interpreter {
         out = in_place(n, *reuse, values);
         if (!out) {
           diags_.last().note("while evaluating " + describe_node(g_, n) + " in `" + r.name + "` (in place)");
+          locate_failure(node, diags_);
           return std::nullopt;
         }
       } else if (node.opcode == opcode::kConst) {
@@ -132,8 +134,10 @@ class Interpreter {
           out = ops::evaluate(node.opcode, inputs, node.attrs, diags_, eo);
         }
         if (!out) {
-          if (diags_.all().size() > before)
+          if (diags_.all().size() > before) {
             diags_.last().note("while evaluating " + describe_node(g_, n) + " in `" + r.name + "`");
+            locate_failure(node, diags_);
+          }
           return std::nullopt;
         }
       }
@@ -232,6 +236,15 @@ class Interpreter {
 
 ScopedHandOver::ScopedHandOver(HandOver* h) : previous_(current_hand_over) { current_hand_over = h; }
 ScopedHandOver::~ScopedHandOver() { current_hand_over = previous_; }
+
+ScopedNodeSpans::ScopedNodeSpans(const NodeSpans* spans) : previous_(current_node_spans) { current_node_spans = spans; }
+ScopedNodeSpans::~ScopedNodeSpans() { current_node_spans = previous_; }
+
+void locate_failure(const Node& n, DiagnosticSink& diags) {
+  if (!current_node_spans || diags.empty() || diags.last().primary_label()) return;
+  auto it = current_node_spans->find(n.hash);
+  if (it != current_node_spans->end() && it->second.valid()) diags.last().primary(it->second, "this `" + n.opcode + "` failed");
+}
 
 std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags,

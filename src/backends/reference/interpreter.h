@@ -67,6 +67,24 @@ class ScopedHandOver {
   HandOver* previous_;
 };
 
+// Where each node came from in the source, by node hash (the front end's debug info,
+// block::Program::node_spans): a node whose evaluation fails puts its span on the
+// diagnostic as the primary label, so a run-time error underlines the op, not the function.
+// Set for the current thread around one backend call, like ScopedHandOver.
+using NodeSpans = std::map<Hash256, Span>;
+class ScopedNodeSpans {
+ public:
+  explicit ScopedNodeSpans(const NodeSpans* spans);
+  ~ScopedNodeSpans();
+  ScopedNodeSpans(const ScopedNodeSpans&) = delete;
+  ScopedNodeSpans& operator=(const ScopedNodeSpans&) = delete;
+
+ private:
+  const NodeSpans* previous_;
+};
+// Labels the last diagnostic with node `n`'s span when one is known and it has no primary label.
+void locate_failure(const Node& n, DiagnosticSink& diags);
+
 std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags,
                                                        const RunOptions& options = {});

@@ -22,7 +22,10 @@ Program program_from_graph(Graph g, std::string module, Determinism determinism)
       f.results.push_back(static_cast<SlotId>(f.slots.size()));
       compute.results.push_back(f.results.back());
       const ValueRef& v = r.results[i];
-      f.slots.push_back({"result" + std::to_string(i), g.node(v.node).outputs.at(v.output), false});
+      // Named as the front end names a function's results (`result`, else `result.0`, ...),
+      // so an output has one name whether the program ran from its source or its .keg.
+      std::string result = r.results.size() == 1 ? std::string("result") : "result." + std::to_string(i);
+      f.slots.push_back({std::move(result), g.node(v.node).outputs.at(v.output), false});
     }
     f.body.push_back(std::move(compute));
     f.body.push_back(Stmt{.kind = StmtKind::ret, .args = f.results});
