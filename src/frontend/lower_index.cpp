@@ -151,7 +151,7 @@ Value Lowerer::index(const ast::IndexExpr& e) {
 Value Lowerer::python_position(const Value& i, std::int64_t n) {
   const auto& reg = ops::op_registry();
   Span at = i.span;
-  auto weak_integer = [&](std::int64_t n, Span where) { return weak_value(integer_literal(n, where), where); };
+  auto weak_integer = [&](std::int64_t k, Span where) { return weak_value(integer_literal(k, where), where); };
   Value neg = apply_op(*reg.find("lt"), {i, weak_integer(0, at)}, {}, at, at);
   Value in_range = apply_op(*reg.find("ge"), {i, weak_integer(-n, at)}, {}, at, at);
   Value wrap = apply_op(*reg.find("logical_and"), {neg, in_range}, {}, at, at);

@@ -5,6 +5,7 @@
 // operations, for up to 2^24 values (generators refuse longer sequences).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace rung::webgpu {
