@@ -10,7 +10,7 @@ export RUNG_HOME=$tmp/home
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$rung" build "$src/examples/attention.rung" -O -o "$tmp/at.keg" >/dev/null  # fused regions
-for prog in "$src/examples/transformer_block.rung" "$src/examples/attention.rung" "$tmp/at.keg --tier debug --entry tokens"; do
+for prog in "$src/examples/transformer_block.rung" "$src/examples/attention.rung" "$tmp/at.keg --tier debug --entry run"; do
   # shellcheck disable=SC2086
   "$rung" run $prog --backend cpu >"$tmp/plain.txt" 2>&1 || fail "$prog: run failed"
   # shellcheck disable=SC2086
