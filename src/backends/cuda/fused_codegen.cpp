@@ -18,7 +18,7 @@ namespace {
 // source the reference and the per-op kernels call).
 const std::map<std::string, std::string, std::less<>>& functors() {
   static const std::map<std::string, std::string, std::less<>> m = {
-      {"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"}, {"div", "Div"}, {"maximum", "Maximum"}, {"minimum", "Minimum"},
+      {"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"}, {"div", "Div"}, {"remainder", "Rem"}, {"maximum", "Maximum"}, {"minimum", "Minimum"},
       {"pow", "Pow"}, {"neg", "Neg"}, {"abs", "Abs"}, {"square", "Square"}, {"sqrt", "Sqrt"}, {"rsqrt", "Rsqrt"},
       {"reciprocal", "Reciprocal"}, {"relu", "Relu"}, {"exp", "Exp"}, {"log", "Log"}, {"sin", "Sin"}, {"cos", "Cos"},
       {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"silu", "Silu"}, {"erf", "Erf"}, {"eq", "Eq"}, {"ne", "Ne"},
