@@ -1,4 +1,5 @@
 #include "frontend/weak_literal.h"
+#include "ops/float_precision.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,16 +23,7 @@ const char* op_name(WeakNum::Op op) {
   }
 }
 
-int precision_of(DType t) {
-  switch (t) {
-    case DType::f64: return 53;
-    case DType::f32: return 24;
-    case DType::f16: return 11;
-    case DType::bf16: return 8;
-    default: return 0;
-  }
-}
-
+using ops::precision_of;
 std::string leaf_text(const WeakNum& n) {
   return (n.negative ? "-" : "") + (n.is_float ? n.digits : std::to_string(n.magnitude));
 }

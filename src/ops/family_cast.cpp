@@ -1,22 +1,13 @@
 // cast (id 250): conversion between every pair of plain element types, by the rules in
 // numerics/convert.h. Quantized formats have their own quantize/dequantize ops.
 #include "ops/numerics/convert.h"
+#include "ops/float_precision.h"
 #include "ops/registry.h"
 #include "ops/shape_rules.h"
 
 namespace rung::ops {
 
 namespace {
-
-int precision_of(DType t) {  // significand bits including the implicit one
-  switch (t) {
-    case DType::f64: return 53;
-    case DType::f32: return 24;
-    case DType::f16: return 11;
-    case DType::bf16: return 8;
-    default: return 0;
-  }
-}
 
 int int_bits(DType t) { return static_cast<int>(dtype_info(t).block_bytes) * 8; }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backends/cpu/cpu_kernel.h"
+#include "ops/float_precision.h"
 #include "backends/cpu/rows.h"
 #include "backends/cpu/simd.h"
 #include "ops/elementwise_driver.h"
@@ -147,16 +148,7 @@ void where_kernel(CpuContext& c) {
   });
 }
 
-int precision_of(DType t) {
-  switch (t) {
-    case DType::f64: return 53;
-    case DType::f32: return 24;
-    case DType::f16: return 11;
-    case DType::bf16: return 8;
-    default: return 0;
-  }
-}
-
+using ops::precision_of;
 // cast: the reference's conversion rules (numerics/convert.h) per element, over threads.
 void cast_kernel(CpuContext& c) {
   const HostTensor& x = c.k.inputs[0];
