@@ -363,13 +363,22 @@ TEST(Receipts, ADamagedReceiptIsReplacedByTheNextConformingRun) {
   Store s = cli.store();
   std::vector<Hash256> before = s.list("receipts");
   ASSERT_FALSE(before.empty());
+  auto keys_before = receipts_per_key(s);
   fs::resize_file(s.path("receipts", before[0]), 7);
   EXPECT_EQ(cli("run --receipts=require" + args, out), 1) << out;
   EXPECT_NE(out.find("Q0002"), std::string::npos) << out;
   EXPECT_NE(out.find("writes a new receipt"), std::string::npos) << out;
   EXPECT_NE(out.find("Q0010"), std::string::npos) << out;
   ASSERT_EQ(cli("run --receipts=conform" + args, out), 0) << out;
-  EXPECT_EQ(s.list("receipts").size(), before.size() + 1);
+  // The new receipt is a new file, or (written within the same second, so the same bytes)
+  // the damaged file rewritten whole: either way every key has one readable receipt again.
+  std::map<Hash256, int> keys_after;
+  DiagnosticSink d;
+  ReceiptIndex index = ReceiptIndex::load(s, d);
+  for (const auto& [id, r] : index.all()) ++keys_after[r.key()];
+  EXPECT_EQ(keys_after, keys_before);
+  std::size_t files = s.list("receipts").size();
+  EXPECT_TRUE(files == before.size() || files == before.size() + 1) << files;
   ASSERT_EQ(cli("run --receipts=require" + args, out), 0) << out;
 }
 
