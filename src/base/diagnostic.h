@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "base/source.h"
+#include "rung/diagnostics.h"  // Severity
 
 namespace rung {
 
-enum class Severity { Error, Warning, Note };
 const char* severity_name(Severity s);
 
 struct Label {

@@ -1,0 +1,10 @@
+// The public C++ API of rung (docs/api-cpp.md): load, compile, open a session, run.
+#pragma once
+
+#include "rung/diagnostics.h"
+#include "rung/dtype.h"
+#include "rung/environment.h"
+#include "rung/module.h"
+#include "rung/program.h"
+#include "rung/session.h"
+#include "rung/tensor.h"
