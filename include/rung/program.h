@@ -19,7 +19,13 @@ namespace rung {
 struct CompileOptions {
   std::optional<std::string> tier;       // debug | prod | fast
   std::optional<std::string> tolerance;  // exact | tight | default | loose
+  // For tools that run nothing (`rung show`): the tier used where neither the module nor
+  // `tier` says; never overrides a declaration.
+  std::optional<std::string> fallback_tier;
 };
+
+// The names checked (C0012, with the name meant): what compile checks first.
+RUNG_API Status check_determinism_names(const CompileOptions& options);
 
 class RUNG_API Program {
  public:

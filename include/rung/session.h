@@ -50,8 +50,12 @@ struct SessionOptions {
   PrintCallback print;              // empty: prints are discarded
 };
 
-// How inputs that cannot be borrowed as they are (not compact row-major) are handled.
-enum class CopyPolicy { if_needed, never };
+struct StreamStats {
+  std::string region;
+  std::uint64_t rows = 0, chunk = 0;  // chunk 0: not streamed
+  std::string why;                    // when not streamed
+};
+
 
 struct RunOptions {
   std::optional<std::uint64_t> stream_rows;    // run row-local regions in chunks of this many rows
@@ -60,7 +64,9 @@ struct RunOptions {
   std::vector<std::string> data_dirs;          // looked up before Environment::data_path
   std::string base_dir;                        // relative reads; default: the program file's folder
   const std::atomic<bool>* cancel = nullptr;   // set it to stop the run (M0012) between statements
-  CopyPolicy copy = CopyPolicy::if_needed;
+  // Called once the memory plan is made, before anything runs: which regions will be streamed
+  // (a CLI prints this ahead of the program's own prints).
+  std::function<void(const std::vector<StreamStats>&)> on_plan;
 };
 
 // An input: a parameter's name (a struct's fields by name: "p.w1") and its value. `origin` is
@@ -83,11 +89,6 @@ struct MemoryStats {
   double delta_percent = 0;                    // measured against planned
   std::string not_counted;                     // buffers the plan leaves out, named
   std::string no_plan;                         // why there is no plan (a code and message)
-};
-struct StreamStats {
-  std::string region;
-  std::uint64_t rows = 0, chunk = 0;  // chunk 0: not streamed
-  std::string why;                    // when not streamed
 };
 struct PlacementStats {
   std::string scope, backend, reason;

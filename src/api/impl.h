@@ -44,6 +44,7 @@ struct Tensor::Impl {
   ops::HostTensor host;
   std::vector<std::int64_t> shape;  // host.shape() as the API's signed extents
   bool borrowed = false;
+  bool copied = false;  // made by Tensor::copy from a view that was not compact (counted in run stats)
 };
 
 namespace api {

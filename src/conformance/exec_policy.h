@@ -98,6 +98,7 @@ class PolicyComputeBackend final : public runtime::ComputeBackend {
   std::optional<std::vector<ops::HostTensor>> run(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
                                                   DiagnosticSink& diags) override;
   const std::vector<PolicyDecision>& decisions() const { return decisions_; }
+  void clear_decisions() { decisions_.clear(); }
 
  private:
   // Runs the region where `d` says and keeps the decision (merged with an equal one).

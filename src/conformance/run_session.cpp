@@ -52,6 +52,12 @@ std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runt
   return s;
 }
 
+void RunSession::begin_run() {
+  policy_->clear_decisions();
+  record_ = RunRecord{};
+  transfers_before_ = backend_->transfers();
+}
+
 static Hash256 file_hash(const std::string& path, DiagnosticSink& diags) {
   auto data = read_file(path, diags);
   return data ? sha3_256(*data) : Hash256{};
@@ -63,8 +69,13 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   DiagnosticSink io;
   r.date = utc_now();
   std::error_code ec;
-  r.program_path = fs::absolute(inv.file, ec).lexically_normal().string();
-  r.program_hash = file_hash(inv.file, io);
+  if (inv.program_bytes_hash) {
+    r.program_path = inv.file;
+    r.program_hash = *inv.program_bytes_hash;
+  } else {
+    r.program_path = fs::absolute(inv.file, ec).lexically_normal().string();
+    r.program_hash = file_hash(inv.file, io);
+  }
   r.entry = inv.entry;
   r.tier_option = inv.tier_option;
   r.tolerance_option = inv.tolerance_option;
@@ -78,6 +89,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
     a.file_hash = file_hash(p, io);
     r.args.push_back(std::move(a));
   }
+  for (const auto& a : inv.memory_args) r.args.push_back(a);
   for (const auto& d : inv.data_dirs) r.data_dirs.push_back(fs::absolute(d, ec).lexically_normal().string());
   r.stream_option = inv.stream_option;
   r.binding_limit_option = inv.binding_limit_option;
@@ -93,6 +105,12 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   r.receipts = receipts_;
   r.decisions = policy_->decisions();
   r.transfers = backend_->transfers();
+  if (r.transfers && transfers_before_) {
+    r.transfers->to_device_bytes -= transfers_before_->to_device_bytes;
+    r.transfers->uploads -= transfers_before_->uploads;
+    r.transfers->from_device_bytes -= transfers_before_->from_device_bytes;
+    r.transfers->downloads -= transfers_before_->downloads;
+  }
   r.generated_kernels = backend_->generated_kernels();
   set_reproducibility(r, backend_->exact_capable());
   for (std::size_t i = 0; i < outputs.size(); ++i) {

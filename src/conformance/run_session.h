@@ -23,6 +23,10 @@ struct RunInvocation {
   std::string stream_option, binding_limit_option;
   std::uint64_t offload_threshold = 0;
   std::vector<std::string> reads;  // files the program read (runtime::ExecOptions::reads)
+  // A program or arguments given in memory (the public API): no file to hash. The program is
+  // named `file` and hashed from these bytes; such arguments are recorded by tensor hash.
+  std::optional<Hash256> program_bytes_hash;
+  std::vector<RecordedArg> memory_args;
 };
 
 class RunSession {
@@ -33,6 +37,9 @@ class RunSession {
                                           const Store& store, DiagnosticSink& diags, PolicyConfig cfg = {},
                                           runtime::ProgressFn progress = {});
   runtime::ComputeBackend& backend() { return *policy_; }
+  // A session serves several runs: each starts with no placement decisions, and its record
+  // counts only its own transfers.
+  void begin_run();
   const std::vector<ReceiptUse>& receipts() const { return receipts_; }
 
   // Builds and stores the record; nullopt (a warning, Q0009) when the store cannot be written.
@@ -49,6 +56,7 @@ class RunSession {
   std::unique_ptr<runtime::OpBackend> host_;
   std::unique_ptr<PolicyComputeBackend> policy_;
   RunRecord record_;
+  std::optional<runtime::TransferCounts> transfers_before_;
 };
 
 // What the last session of this process recorded, with its outputs (`rung replay` runs the

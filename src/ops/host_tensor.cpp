@@ -34,7 +34,33 @@ std::optional<std::uint64_t> HostTensor::checked_bytes(DType dtype, const Extent
 struct HostTensor::Buffer {
   std::vector<std::uint8_t> vec;       // adopted or zero-filled bytes
   std::unique_ptr<std::uint8_t[]> raw;  // or an uninitialised array
+  std::function<void()> release;       // or someone else's bytes (adopt): given back here
+  bool foreign = false;
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (release) release();
+  }
 };
+
+HostTensor HostTensor::adopt(DType dtype, Extents shape, const void* data, std::size_t bytes, std::function<void()> release) {
+  auto n = checked_bytes(dtype, shape);
+  RUNG_CHECK(n.has_value() && *n == bytes && (data != nullptr || bytes == 0), "adopted bytes do not match dtype and shape");
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.buf_ = std::make_shared<Buffer>();
+  t.buf_->release = std::move(release);
+  t.buf_->foreign = true;
+  // Never written through: writable() copies foreign bytes first.
+  t.data_ = static_cast<std::uint8_t*>(const_cast<void*>(data));
+  t.size_ = bytes;
+  return t;
+}
+
+bool HostTensor::is_foreign() const { return buf_ && buf_->foreign; }
+bool HostTensor::adopted() const { return is_foreign(); }
 
 HostTensor::HostTensor(DType dtype, Extents shape) : dtype_(dtype), shape_(std::move(shape)) {
   auto n = checked_bytes(dtype_, shape_);

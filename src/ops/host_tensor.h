@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -45,6 +46,11 @@ class HostTensor {
   ~HostTensor() = default;
 
   HostTensor share() const;  // same bytes, no copy (see above); a moved-from tensor is empty
+  // Someone else's bytes used in place (the public API's zero-copy inputs): never written,
+  // since every writer first copies them; `release` runs when the last sharer goes.
+  // RUNG_CHECKs the length (callers check untrusted sizes first).
+  static HostTensor adopt(DType dtype, Extents shape, const void* data, std::size_t bytes, std::function<void()> release);
+  bool adopted() const;  // the bytes are someone else's (adopt), not yet copied
 
   static std::optional<std::uint64_t> checked_bytes(DType dtype, const Extents& shape);
 
@@ -92,10 +98,11 @@ class HostTensor {
  private:
   struct Buffer;  // the bytes: an adopted vector or an uninitialised array
   std::uint8_t* writable() {
-    if (buf_ && buf_.use_count() > 1) unshare();
+    if (buf_ && (buf_.use_count() > 1 || is_foreign())) unshare();
     return data_;
   }
   void unshare();
+  bool is_foreign() const;
   void take(HostTensor& o) {
     dtype_ = o.dtype_;
     shape_ = std::move(o.shape_);

@@ -154,7 +154,7 @@ class Executor {
     for (auto s : ids) {
       const ops::HostTensor* t = get(fr, s, at);
       if (!t) return false;
-      out.push_back(*t);
+      out.push_back(t->share());  // copy-on-write: an argument is never copied to be read
     }
     return true;
   }
@@ -172,6 +172,10 @@ class Executor {
 
   Flow body(Frame& fr, const std::vector<block::Stmt>& list) {
     for (const auto& s : list) {
+      if (o_.cancel && o_.cancel->load(std::memory_order_relaxed)) {
+        if (!d_.contains("M0012")) d_.error("M0012", "the run was cancelled (in `" + fr.f->name + "`)").primary(s.span);
+        return Flow::failed;
+      }
       Flow fl = stmt(fr, s);
       if (fl != Flow::next) return fl;
       drop(fr, fr.drops->after_stmt(s));

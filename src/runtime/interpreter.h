@@ -4,6 +4,7 @@
 // longer than a second report progress through ExecOptions::progress. Diagnostics X0001..X0006.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -59,6 +60,7 @@ struct ExecOptions {
   double progress_interval_s = 1.0;  // at most one report per interval (tests use 0: every iteration)
   int max_call_depth = 256;          // X0005 beyond (docs/language.md, "Functions")
   std::vector<std::string> arg_origins;  // per entry argument: where it came from (a file), named by X0001
+  const std::atomic<bool>* cancel = nullptr;  // set: the run stops before its next statement (M0012)
 };
 
 std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std::string_view entry,

@@ -63,5 +63,8 @@ std::optional<KegFile> read_keg(std::span<const std::uint8_t> bytes, SourceId so
 // Returns nullopt on any error. `sources` gets the file so diagnostics can point into it.
 std::optional<KegFile> load_keg(const std::string& path, SourceMap& sources, DiagnosticSink& diags,
                                 const class OpSignatures* signatures = nullptr);
+// The same for bytes in memory, named `name` in diagnostics.
+std::optional<KegFile> load_keg_bytes(std::string name, std::string bytes, SourceMap& sources, DiagnosticSink& diags,
+                                      const class OpSignatures* signatures = nullptr);
 
 }  // namespace rung

@@ -492,7 +492,16 @@ std::optional<KegFile> load_keg(const std::string& path, SourceMap& sources, Dia
                                 const OpSignatures* signatures) {
   auto data = read_file(path, diags, 0xFFFFFFFEu);
   if (!data) return std::nullopt;
-  SourceId src = sources.add(path, std::move(*data), /*binary=*/true);
+  return load_keg_bytes(path, std::move(*data), sources, diags, signatures);
+}
+
+std::optional<KegFile> load_keg_bytes(std::string name, std::string bytes_in, SourceMap& sources, DiagnosticSink& diags,
+                                      const OpSignatures* signatures) {
+  if (bytes_in.size() > 0xFFFFFFFEu) {
+    diags.error("K0001", "'" + name + "' is larger than a .keg file can be (4 GiB)");
+    return std::nullopt;
+  }
+  SourceId src = sources.add(std::move(name), std::move(bytes_in), /*binary=*/true);
   std::string_view text = sources.get(src).text();
   auto bytes = std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
   auto file = read_keg(bytes, src, diags);
