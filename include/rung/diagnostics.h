@@ -71,10 +71,6 @@ class RUNG_API Diagnostics {
   std::shared_ptr<Impl> impl_;
 };
 
-// The choice `got` was probably meant to be (a third of its letters may be wrong), or empty:
-// what "did you mean" notes suggest.
-RUNG_API std::string closest_choice(std::string_view got, const std::vector<std::string>& choices);
-
 // A value or the diagnostics that say why there is none.
 template <typename T>
 class Result {

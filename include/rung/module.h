@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "rung/diagnostics.h"
+#include "rung/dtype.h"
 #include "rung/export.h"
 
 namespace rung {

@@ -116,6 +116,7 @@ struct RunStats {
 // A run record as a value: what was computed and everything needed to check it again.
 struct RunRecord {
   std::string id;    // its SHA3 in the store (empty when not written)
+  std::string date, program, entry, backend, tier;  // when, what (the program file or name), where
   std::string json;  // every field (docs/records.md)
   std::string text;  // as `rung record` prints it
   bool replayable = true;           // bits defined: replay compares hashes
@@ -148,6 +149,7 @@ class RUNG_API Session {
   std::string agreement() const;  // how each op's results are judged on this backend
 
   struct Impl;
+  const Impl& impl() const { return *impl_; }
 
  private:
   explicit Session(std::unique_ptr<Impl> impl);

@@ -16,7 +16,9 @@
 #include "rung/diagnostics.h"
 #include "rung/module.h"
 #include "rung/program.h"
+#include "rung/session.h"
 #include "rung/tensor.h"
+#include "rung/util.h"
 
 namespace rung {
 
@@ -68,8 +70,16 @@ struct Program::Impl {
   std::string tier_option, tolerance_option;  // as given (kept in run records)
 };
 
+namespace conformance {
+struct RunRecord;
+}
+
 namespace api {
 std::vector<EntryInfo> entries_of(const block::Program& p, bool exported_only);
+// The public form of a record (id: its store id, or empty when not written).
+RunRecord public_record(const conformance::RunRecord& r, std::string id);
+// The record the session's last run made (empty before a run).
+const conformance::RunRecord& last_record(const Session& s);
 }  // namespace api
 
 }  // namespace rung

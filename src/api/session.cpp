@@ -78,8 +78,31 @@ struct Session::Impl {
   std::map<ops::Tier, AtTier> tiers;  // an entry may declare its own tier: a backend for each
   std::mutex busy;
   SourceMap sources;  // the module's, plus what runs read (their diagnostics point here)
+  const conformance::RunSession* last = nullptr;  // the last run's (api::last_record)
 
   Impl(Program p, SessionOptions o) : program(std::move(p)), opts(std::move(o)), store(opts.environment.home) {}
+
+  // A backend that is not exact-capable (webgpu) refuses an explicit request for bit-exact
+  // agreement; a program that merely declares it runs convergent and says so (once a tier).
+  bool check_exactness(const runtime::OpBackend& b, ops::Tier tier, DiagnosticSink& diags) const {
+    if (b.exact_capable()) return true;
+    const block::Program& p = program.impl().program;
+    const std::string tier_name(ops::tier_name(tier));
+    std::string why = "backend `" + opts.backend + "` is not exact-capable: its bits can differ between devices (" +
+                      conformance::agreement_description(b, tier) + ")";
+    if (program.impl().tolerance_option == "exact") {
+      diags.error("A0020", "--tolerance exact asks for the same bits on every device, which backend `" + opts.backend + "` cannot give")
+          .note(why)
+          .note("for bit-exact results use --backend cpu or reference; without --tolerance exact the run is convergent");
+      return false;
+    }
+    if (p.determinism.tolerance == "exact" || tier_name == "debug")
+      diags.warning("A0021", "`" + p.module + "` declares tier " + tier_name + ", tolerance " + p.determinism.tolerance +
+                                 "; on backend `" + opts.backend + "` the run is convergent, not replayable")
+          .note(why)
+          .note("the run record says `convergent` and names its class; --backend cpu or reference replays bit for bit");
+    return true;
+  }
 
   // The backend and receipts session at `tier`, made on first use.
   AtTier* at(ops::Tier tier, DiagnosticSink& diags) {
@@ -87,6 +110,7 @@ struct Session::Impl {
     AtTier t;
     t.backend = runtime::backend_registry().create(opts.backend, tier, diags);
     if (!t.backend) return nullptr;
+    if (!check_exactness(*t.backend, tier, diags)) return nullptr;
     conformance::PolicyConfig placement;
     placement.min_device_elems = opts.offload_threshold;
     runtime::ProgressFn progress;
@@ -145,7 +169,11 @@ Result<Session> Session::open(const Program& program, const SessionOptions& opti
     diags.error("C0012", "unknown tier `" + program.tier() + "` (debug, prod or fast)");
     return api::diagnostics_of(diags, impl->sources);
   }
-  if (!impl->at(*tier, diags)) return api::diagnostics_of(diags, impl->sources);
+  // The backend for the program's tier now (receipts checked at open), unless every entry
+  // declares its own tier: those are made by the first run that needs them.
+  bool program_tier_used = program.entries().empty() || !program.impl().tier_option.empty();
+  for (const auto& e : program.entries()) program_tier_used |= e.tier == program.tier();
+  if (program_tier_used && !impl->at(*tier, diags)) return api::diagnostics_of(diags, impl->sources);
   Diagnostics warnings = api::diagnostics_of(diags, impl->sources);
   return Result<Session>(Session(std::move(impl)), std::move(warnings));
 }
@@ -250,25 +278,9 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   if (!at) return fail();
   runtime::OpBackend& op_backend = *at->backend;
   const std::string& backend_name = s.opts.backend;
-  // A backend that is not exact-capable (webgpu) refuses an explicit request for bit-exact
-  // agreement; a program that merely declares it runs convergent and says so.
-  if (!op_backend.exact_capable()) {
-    std::string why = "backend `" + backend_name + "` is not exact-capable: its bits can differ between devices (" +
-                      conformance::agreement_description(op_backend, *tier) + ")";
-    if (prog.tolerance_option == "exact") {
-      diags.error("A0020", "--tolerance exact asks for the same bits on every device, which backend `" + backend_name + "` cannot give")
-          .note(why)
-          .note("for bit-exact results use --backend cpu or reference; without --tolerance exact the run is convergent");
-      return fail();
-    }
-    if (program.determinism.tolerance == "exact" || tier_name == "debug")
-      diags.warning("A0021", "`" + program.module + "` declares tier " + tier_name + ", tolerance " +
-                                 program.determinism.tolerance + "; on backend `" + backend_name + "` the run is convergent, not replayable")
-          .note(why)
-          .note("the run record says `convergent` and names its class; --backend cpu or reference replays bit for bit");
-  }
   conformance::RunSession& session = *at->run;
   session.begin_run();
+  s.last = &session;
   runtime::ComputeBackend* backend = &session.backend();
   std::unique_ptr<conformance::ShadowComputeBackend> shadow;
   if (s.opts.shadow) shadow = std::make_unique<conformance::ShadowComputeBackend>(*backend, op_backend, *tier);
@@ -356,11 +368,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
     inv.reads = std::move(reads);
     auto id = session.close(inv, program, *outputs, output_names, diags);
     const conformance::RunRecord& rec = session.record();
-    result.record.id = id ? id->hex() : "";
-    result.record.json = rec.to_json().dump();
-    result.record.text = rec.to_text();
-    result.record.replayable = rec.replayable;
-    result.record.convergence_class = rec.convergence_class;
+    result.record = api::public_record(rec, id ? id->hex() : "");
     for (const auto& d : rec.decisions)
       if (d.backend != backend_name) result.stats.placements.push_back({d.scope, d.backend, d.reason, d.times});
     if (const auto& t = rec.transfers)
@@ -396,5 +404,12 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   if (result.warnings.has_errors()) return result.warnings;
   return result;
 }
+
+namespace api {
+const conformance::RunRecord& last_record(const Session& s) {
+  static const conformance::RunRecord none;
+  return s.impl().last ? s.impl().last->record() : none;
+}
+}  // namespace api
 
 }  // namespace rung

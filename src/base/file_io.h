@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/diagnostic.h"
+#include "rung/util.h"
 
 namespace rung {
 
@@ -17,9 +18,7 @@ namespace rung {
 std::optional<std::string> read_file(const std::string& path, DiagnosticSink& diags,
                                      std::uint64_t max_bytes = std::uint64_t{1} << 34);
 
-// Makes folder `dir` (and its parents) and checks that a file can be created in it, so a
-// command can refuse an output folder before it does its work. Returns why not, or nullopt.
-std::optional<std::string> make_writable_dir(const std::string& dir);
+// make_writable_dir is public (include/rung/util.h).
 
 // Writes atomically; on failure reports C0003 and returns false.
 bool write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes, DiagnosticSink& diags);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <rung/diagnostics.h>
+
 #include "base/diagnostic.h"
 #include "exit_codes.h"
 
@@ -38,6 +40,8 @@ struct Registrar {
 
 // Prints diagnostics to stderr in the chosen format. Returns kExitDiagnostics if any is an
 // error, otherwise kExitOk.
+int report(const Diagnostics& diags, const GlobalOptions& global);
+// Transitional, while commands move onto the public API: the library's own sink.
 int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global);
 
 }  // namespace rung::cli

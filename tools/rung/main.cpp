@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <rung/util.h>
+
 #include "base/diagnostic_render.h"
 #include "base/text.h"
 #include "cli_checks.h"
@@ -21,6 +23,15 @@ namespace rung::cli {
 std::vector<CommandInfo>& registry() {
   static std::vector<CommandInfo> commands;
   return commands;
+}
+
+int report(const Diagnostics& diags, const GlobalOptions& global) {
+  if (global.error_format == "json") {
+    if (!diags.empty()) std::cerr << diags.json() << "\n";
+  } else {
+    std::cerr << diags.text(global.color == "always" || (global.color == "auto" && ::isatty(2)));
+  }
+  return diags.has_errors() ? kExitDiagnostics : kExitOk;
 }
 
 int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global) {
@@ -60,18 +71,15 @@ namespace {
 // a coded diagnostic (I0001) with its own exit code, never as an abort.
 int guarded(const Runner& run, const GlobalOptions& global) {
   auto internal = [&](const std::string& what) {
-    DiagnosticSink d;
-    d.error("I0001", "internal error (a bug in rung, not in your input): " + what)
-        .note("please report it with the command that led here");
-    report(d, SourceMap{}, global);
+    report(Diagnostics::error("I0001", "internal error (a bug in rung, not in your input): " + what,
+                              {"please report it with the command that led here"}),
+           global);
     return kExitInternal;
   };
   try {
     return run();
   } catch (const std::bad_alloc&) {
-    DiagnosticSink d;
-    d.error("C0004", "out of memory");
-    report(d, SourceMap{}, global);
+    report(Diagnostics::error("C0004", "out of memory"), global);
     return kExitDiagnostics;
   } catch (const std::exception& e) {
     return internal(e.what());
@@ -154,12 +162,12 @@ int refuse_subcommand(std::string_view word, const std::vector<CommandInfo>& com
     names.push_back(c.name);
     list += (list.empty() ? "" : ", ") + c.name;
   }
-  DiagnosticSink diags;
-  auto& d = word.empty() ? diags.error("C0019", "a subcommand is required")
-                         : diags.error("C0019", "unknown subcommand `" + std::string(word) + "`");
-  if (auto near = closest_choice(word, names); !word.empty() && !near.empty()) d.note("did you mean `" + near + "`?");
-  d.note("subcommands: " + list).note("`rung --help` describes each");
-  report(diags, SourceMap{}, global);
+  std::vector<std::string> notes;
+  if (auto near = rung::closest_choice(word, names); !word.empty() && !near.empty()) notes.push_back("did you mean `" + near + "`?");
+  notes.push_back("subcommands: " + list);
+  notes.push_back("`rung --help` describes each");
+  report(Diagnostics::error("C0019", word.empty() ? "a subcommand is required" : "unknown subcommand `" + std::string(word) + "`", notes),
+         global);
   return kExitUsage;
 }
 
@@ -201,11 +209,11 @@ static int rung_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A command line CLI11 rejects (an unknown option, a missing value, a value outside its
     // choices): a coded diagnostic like every other error, then the usage hint.
-    rung::DiagnosticSink diags;
     auto word = subcommand_word(argc, argv);
-    diags.error("C0020", e.what()).note("`rung " + std::string(word ? *word : std::string_view{}) + (word && !word->empty() ? " " : "") +
-                                        "--help` lists the options");
-    report(diags, rung::SourceMap{}, scan_global(argc, argv));
+    report(rung::Diagnostics::error("C0020", e.what(),
+                                    {"`rung " + std::string(word ? *word : std::string_view{}) + (word && !word->empty() ? " " : "") +
+                                     "--help` lists the options"}),
+           scan_global(argc, argv));
     return kExitUsage;
   }
   for (auto& [sub, run] : runners)

@@ -9,14 +9,14 @@
 
 namespace rung::cli {
 
-runtime::ProgressFn stderr_progress() {
+ProgressCallback stderr_progress() {
   struct State {
     bool tty = isatty(fileno(stderr)) != 0;
     std::chrono::steady_clock::time_point start;
     bool shown = false;  // a line is on the terminal
   };
   auto st = std::make_shared<State>();
-  return [st](const runtime::Progress& p) {
+  return [st](const Progress& p) {
     auto now = std::chrono::steady_clock::now();
     if (p.done == 0) st->start = now;
     const bool ending = p.done >= p.total;
@@ -38,7 +38,7 @@ runtime::ProgressFn stderr_progress() {
 
 // Loop progress on stderr (runtime/progress.h): the count, of the total when it is known
 // (a for loop), else so far (a while loop), with the time and rate.
-void print_loop_progress(const runtime::Progress& p) {
+void print_loop_progress(const Progress& p) {
   double rate = p.elapsed_s > 0 ? static_cast<double>(p.done) / p.elapsed_s : 0.0;
   if (p.finished)
     std::fprintf(stderr, "  %s done: %lld iterations in %.1f s\n", p.phase.c_str(), static_cast<long long>(p.done), p.elapsed_s);
@@ -48,6 +48,14 @@ void print_loop_progress(const runtime::Progress& p) {
   else
     std::fprintf(stderr, "  %s: iteration %lld (no known end), %.1f s, %.1f iterations/s\n", p.phase.c_str(),
                  static_cast<long long>(p.done), p.elapsed_s, rate);
+}
+
+ProgressCallback run_progress() {
+  auto conforming = stderr_progress();
+  return [conforming](const Progress& p) {
+    if (p.phase == "conforming") conforming(p);
+    else print_loop_progress(p);
+  };
 }
 
 }  // namespace rung::cli

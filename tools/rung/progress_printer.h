@@ -1,13 +1,16 @@
-// Prints runtime::Progress on stderr for the CLI.
+// How the CLI shows progress on stderr: kernels conformed before a first run (a line
+// rewritten in place on a terminal), and long loops of a run (a line every second).
 #pragma once
 
-#include "runtime/progress.h"
+#include <rung/session.h>
 
 namespace rung::cli {
 
-// Kernels conformed before a run: one updating line on a terminal, plain lines otherwise.
-runtime::ProgressFn stderr_progress();
-// A loop of the run: its step of the total (a for loop) or its iteration so far (a while loop).
-void print_loop_progress(const runtime::Progress& p);
+// Conformance progress ("conforming 12/40: softmax f32"), silent for the first second.
+ProgressCallback stderr_progress();
+// Loop progress: the count, of the total when known, with the time and rate.
+void print_loop_progress(const Progress& p);
+// Both: conformance reports through the first, loops through the second.
+ProgressCallback run_progress();
 
 }  // namespace rung::cli
