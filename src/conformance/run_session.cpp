@@ -12,11 +12,6 @@ namespace rung::conformance {
 
 namespace fs = std::filesystem;
 
-LastRun& last_run() {
-  static LastRun r;
-  return r;
-}
-
 std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
                                              const Store& store, DiagnosticSink& diags, PolicyConfig cfg,
                                              runtime::ProgressFn progress) {
@@ -125,11 +120,6 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
     }
     r.outputs.push_back(std::move(o));
   }
-  LastRun& last = last_run();
-  last.record = r;
-  last.outputs.assign(outputs.begin(), outputs.end());
-  last.done = true;
-  last.id.reset();
   std::optional<Hash256> id;
   if (!io.has_errors()) id = store_->put("records", r.encode(), io);
   if (!id) {
@@ -137,7 +127,6 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
     for (const auto& x : io.all()) d.note(x.message);
     return std::nullopt;
   }
-  last.id = id;
   return id;
 }
 

@@ -59,14 +59,5 @@ class RunSession {
   std::optional<runtime::TransferCounts> transfers_before_;
 };
 
-// What the last session of this process recorded, with its outputs (`rung replay` runs the
-// recorded command in-process and reads this).
-struct LastRun {
-  std::optional<Hash256> id;
-  RunRecord record;
-  std::vector<ops::HostTensor> outputs;
-  bool done = false;
-};
-LastRun& last_run();
 
 }  // namespace rung::conformance
