@@ -68,6 +68,7 @@ struct Program::Impl {
   Module module;
   block::Program program;  // determinism fixed
   std::string tier_option, tolerance_option;  // as given (kept in run records)
+  std::string fingerprint, graph_fingerprint, blockir;  // hex, computed once
 };
 
 namespace conformance {

@@ -87,15 +87,18 @@ Result<Program> Program::compile(const Module& module, const CompileOptions& o) 
     det.tier = tier;
     det.tolerance = o.tolerance.value_or("exact");
   }
+  impl->fingerprint = block::program_fingerprint(impl->program).hex();
+  impl->graph_fingerprint = impl->program.graph.fingerprint().hex();
+  impl->blockir = impl->program.hash().hex();
   return Result<Program>(Program(std::move(impl)), api::diagnostics_of(diags, m.sources));
 }
 
 const std::string& Program::module_name() const { return impl_->program.module; }
 const std::string& Program::tier() const { return impl_->program.determinism.tier; }
 const std::string& Program::tolerance() const { return impl_->program.determinism.tolerance; }
-std::string Program::fingerprint() const { return block::program_fingerprint(impl_->program).hex(); }
-std::string Program::graph_fingerprint() const { return impl_->program.graph.fingerprint().hex(); }
-std::string Program::blockir_hash() const { return impl_->program.hash().hex(); }
+std::string Program::fingerprint() const { return impl_->fingerprint; }
+std::string Program::graph_fingerprint() const { return impl_->graph_fingerprint; }
+std::string Program::blockir_hash() const { return impl_->blockir; }
 std::vector<EntryInfo> Program::entries() const { return api::entries_of(impl_->program, true); }
 std::vector<EntryInfo> Program::functions() const { return api::entries_of(impl_->program, false); }
 const Module& Program::module() const { return impl_->module; }

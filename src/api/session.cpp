@@ -79,6 +79,15 @@ struct Session::Impl {
   std::mutex busy;
   SourceMap sources;  // the module's, plus what runs read (their diagnostics point here)
   const conformance::RunSession* last = nullptr;  // the last run's (api::last_record)
+  std::map<std::string, EntryInfo, std::less<>> entries;  // checked entries, by name ("" too)
+  // Plans depend on the entry, the bound dims and the split options only: made once each.
+  struct Planned {
+    std::optional<runtime::SplitPolicy> policy;
+    DiagnosticSink diags;  // make_split_policy's
+    std::optional<plan::MemoryPlan> memory;
+    DiagnosticSink plan_diags;
+  };
+  std::map<std::string, Planned> plans;
 
   Impl(Program p, SessionOptions o) : program(std::move(p)), opts(std::move(o)), store(opts.environment.home) {}
 
@@ -258,8 +267,13 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   Impl& s = *impl_;
   const Program::Impl& prog = s.program.impl();
   const block::Program& program = prog.program;
-  auto entry = s.program.entry(entry_name);
-  if (!entry) return entry.diagnostics();
+  auto known = s.entries.find(entry_name);
+  if (known == s.entries.end()) {
+    auto checked = s.program.entry(entry_name);
+    if (!checked) return checked.diagnostics();
+    known = s.entries.emplace(std::string(entry_name), *checked).first;
+  }
+  const EntryInfo* entry = &known->second;
   const block::Function* fn = program.find(entry->name);
   DiagnosticSink diags;
   auto fail = [&] { return Result<RunResult>(api::diagnostics_of(diags, s.sources)); };
@@ -312,12 +326,22 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   if (ro.binding_limit) po.binding_limit = *ro.binding_limit;
   // A device backend's own buffers for the regions the policy keeps on it.
   if ((po.device_model = runtime::device_memory_model(backend_name)))
-    po.on_device = [&](const Graph& g, RegionId r) { return conformance::placed_on_device(g, r, op_backend); };
-  auto policy = plan::make_split_policy(program.graph, po, diags);
-  if (!policy) return fail();
-  eo.split = *policy;
-  DiagnosticSink plan_diags;
-  auto memory_plan = plan::plan_program(program, po, plan_diags);
+    po.on_device = [b = &op_backend](const Graph& g, RegionId r) { return conformance::placed_on_device(g, r, *b); };
+  std::string key = entry->name + "|" + tier_name + "|" + (po.stream_rows ? std::to_string(*po.stream_rows) : "-") + "|" +
+                    std::to_string(po.binding_limit);
+  for (const auto& [dim, extent] : po.dims) key += "|" + dim + "=" + std::to_string(extent);
+  auto planned = s.plans.find(key);
+  if (planned == s.plans.end()) {
+    Impl::Planned p;
+    p.policy = plan::make_split_policy(program.graph, po, p.diags);
+    if (p.policy) p.memory = plan::plan_program(program, po, p.plan_diags);
+    planned = s.plans.emplace(key, std::move(p)).first;
+  }
+  diags.append(planned->second.diags);
+  if (!planned->second.policy) return fail();
+  eo.split = *planned->second.policy;
+  const DiagnosticSink& plan_diags = planned->second.plan_diags;
+  const std::optional<plan::MemoryPlan>& memory_plan = planned->second.memory;
   RunResult result;
   if (memory_plan)
     for (const auto& st : memory_plan->streams) result.stats.streams.push_back({st.region, st.rows, st.chunk, st.why});
