@@ -382,7 +382,10 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
                                    backend_name, {}};
     if (src.in_memory()) inv.program_bytes_hash = sha3_256(src.content());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].origin.empty()) inv.arg_specs.push_back(inputs[i].name + "=" + inputs[i].origin);
+      if (!inputs[i].origin.empty()) {
+        inv.arg_specs.push_back(inputs[i].name + "=" + inputs[i].origin);
+        inv.arg_tensor_hashes.push_back(tensor_hash(api::host_of(inputs[i].tensor)));
+      }
       else inv.memory_args.push_back({inputs[i].name, "", Hash256{}, tensor_hash(api::host_of(inputs[i].tensor))});
     }
     inv.data_dirs = eo.data_dirs;

@@ -74,7 +74,8 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
   r.entry = inv.entry;
   r.tier_option = inv.tier_option;
   r.tolerance_option = inv.tolerance_option;
-  for (const auto& spec : inv.arg_specs) {
+  for (std::size_t k = 0; k < inv.arg_specs.size(); ++k) {
+    const std::string& spec = inv.arg_specs[k];
     auto eq = spec.find('=');
     if (eq == std::string::npos) continue;
     RecordedArg a;
@@ -82,6 +83,7 @@ std::optional<Hash256> RunSession::close(const RunInvocation& inv, const block::
     std::string p = spec.substr(eq + 1);
     a.path = fs::absolute(p, ec).lexically_normal().string();
     a.file_hash = file_hash(p, io);
+    if (k < inv.arg_tensor_hashes.size()) a.tensor_hash = inv.arg_tensor_hashes[k];
     r.args.push_back(std::move(a));
   }
   for (const auto& a : inv.memory_args) r.args.push_back(a);

@@ -19,6 +19,7 @@ namespace rung::conformance {
 struct RunInvocation {
   std::string file, entry, tier_option, tolerance_option, backend;
   std::vector<std::string> arg_specs;  // NAME=PATH as given
+  std::vector<Hash256> arg_tensor_hashes;  // the tensor each of arg_specs gave (runtime/tensor_hash.h)
   std::vector<std::string> data_dirs;  // --data-dir then RUNG_DATA_PATH, as the run looked them up
   std::string stream_option, binding_limit_option;
   std::uint64_t offload_threshold = 0;

@@ -63,7 +63,7 @@ RUNG_COMMAND("replay", "Re-run a recorded run and compare: bit for bit (replayab
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto a = std::make_shared<ReplayArgs>();
                sub.add_option("ID", a->id, "the record's id (a unique prefix is enough)")->required();
-               sub.add_flag("--json", a->json, "print the comparison as JSON (the run's own output goes to stdout first)");
+               sub.add_flag("--json", a->json, "print the comparison as JSON on stdout (the replayed run's own report goes to stderr)");
                return [a, &global] { return run(*a, global); };
              });
 
