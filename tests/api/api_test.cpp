@@ -231,7 +231,7 @@ TEST(Api, DeterminismIsNeverDefaulted) {
 TEST(Api, EntryChoiceIsChecked) {
   Program p = compile_text(kSource);
   EXPECT_TRUE(p.entry("").ok());
-  auto typo = p.entry("mian");
+  auto typo = p.entry("mainn");
   ASSERT_FALSE(typo.ok());
   EXPECT_TRUE(typo.diagnostics().contains("X0004"));
   EXPECT_NE(typo.diagnostics().text().find("did you mean `main`"), std::string::npos);
