@@ -97,7 +97,7 @@ class Executor {
         d_.error("X0001", "argument `" + f.slots[f.params[i]].name + "` of `" + f.name + "`" + from + " " + why);
         return std::nullopt;
       }
-      fr.slots[f.params[i]] = args[i];
+      fr.slots[f.params[i]] = args[i].share();  // copy-on-write: a call never copies its arguments
       fr.borrowed[f.params[i]] = true;  // the caller's value (memory meter: not counted twice)
     }
     drop(fr, fr.drops->at_entry);
