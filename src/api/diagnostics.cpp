@@ -42,7 +42,12 @@ Diagnostics boundary(Severity s, std::string code, std::string text, std::vector
 
 }  // namespace
 
-Diagnostics::Diagnostics() : impl_(empty_impl()) {}
+// Every empty Diagnostics shares one Impl: nothing mutates an Impl once it is shared (append
+// makes a new one), and a run that reports nothing allocates nothing for it.
+Diagnostics::Diagnostics() {
+  static const std::shared_ptr<Impl> none = empty_impl();
+  impl_ = none;
+}
 Diagnostics::Diagnostics(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Diagnostics::~Diagnostics() = default;
 Diagnostics::Diagnostics(const Diagnostics&) = default;

@@ -89,6 +89,9 @@ struct Session::Impl {
   };
   std::map<std::string, Planned> plans;
 
+  CallbackBuf printbuf{opts.print};  // the program's prints, to opts.print (none: a stream that drops them)
+  std::ostream printer{opts.print ? &printbuf : nullptr};
+
   Impl(Program p, SessionOptions o) : program(std::move(p)), opts(std::move(o)), store(opts.environment.home) {}
 
   // A backend that is not exact-capable (webgpu) refuses an explicit request for bit-exact
@@ -194,19 +197,19 @@ namespace {
 std::optional<std::vector<ops::HostTensor>> bind_inputs(const block::Function& fn, const Inputs& inputs,
                                                         std::vector<std::string>& origins, DiagnosticSink& diags) {
   std::vector<const Input*> by_param(fn.params.size(), nullptr);
-  std::vector<std::string> names;
-  for (auto id : fn.params) names.push_back(fn.slots[id].name);
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   for (const auto& in : inputs) {
-    auto it = std::find(names.begin(), names.end(), in.name);
-    if (it == names.end()) {
+    std::size_t i = 0;
+    while (i < fn.params.size() && fn.slots[fn.params[i]].name != in.name) ++i;
+    if (i == fn.params.size()) {  // the messages are made only here: a run that binds pays nothing for them
+      std::vector<std::string> names;
+      for (auto id : fn.params) names.push_back(fn.slots[id].name);
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       auto& d = diags.error("M0001", "`" + fn.name + "` has no parameter `" + in.name + "`");
       if (auto near = closest_choice(in.name, names); !near.empty()) d.note("did you mean `" + near + "`?");
       d.note("parameters: " + (list.empty() ? std::string("none") : list));
       continue;
     }
-    std::size_t i = static_cast<std::size_t>(it - names.begin());
     if (by_param[i]) {
       diags.error("M0001", "parameter `" + in.name + "` is given twice");
       continue;
@@ -225,20 +228,20 @@ std::optional<std::vector<ops::HostTensor>> bind_inputs(const block::Function& f
     const ops::HostTensor& t = api::host_of(by_param[i]->tensor);
     origins[i] = by_param[i]->origin;
     if (origins[i].empty()) {
-      std::string what = "input `" + slot.name + "` is " + t.type().to_string() + "; `" + fn.name + "` takes " + slot.type.to_string();
+      auto what = [&] { return "input `" + slot.name + "` is " + t.type().to_string() + "; `" + fn.name + "` takes " + slot.type.to_string(); };
       if (t.dtype() != slot.type.dtype) {
-        diags.error("M0003", what).note("rung never casts an input: convert it first");
+        diags.error("M0003", what()).note("rung never casts an input: convert it first");
         continue;
       }
       if (t.rank() != slot.type.rank()) {
-        diags.error("M0004", what);
+        diags.error("M0004", what());
         continue;
       }
       bool ok = true;
       for (std::size_t d = 0; d < t.rank() && ok; ++d) {
         const Dim& want = slot.type.shape[d];
         if (want.is_static() && want.extent() != t.shape()[d]) {
-          diags.error("M0004", what);
+          diags.error("M0004", what());
           ok = false;
         } else if (!want.is_static()) {
           auto [it, fresh] = dims.emplace(want.name(), t.shape()[d]);
@@ -305,9 +308,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   eo.base_dir = !ro.base_dir.empty() ? ro.base_dir : src.in_memory() ? std::string() : fs::path(src.path()).parent_path().string();
   eo.data_dirs = ro.data_dirs;
   eo.data_dirs.insert(eo.data_dirs.end(), s.opts.environment.data_path.begin(), s.opts.environment.data_path.end());
-  CallbackBuf printbuf(s.opts.print);
-  std::ostream printer(&printbuf);
-  eo.out = &printer;
+  eo.out = &s.printer;
   if (s.opts.progress) eo.progress = [cb = s.opts.progress](const runtime::Progress& p) { cb(public_progress(p)); };
   eo.arg_origins = origins;
   eo.cancel = ro.cancel;
@@ -353,7 +354,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
     reference::ScopedMeter scope(&meter);
     outputs = runtime::execute(program, entry->name, *given, s.sources, diags, eo);
   }
-  printer.flush();
+  s.printer.flush();
   if (!outputs) return fail();
 
   MemoryStats& mem = result.stats.memory;
@@ -429,7 +430,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   for (std::size_t i = 0; i < outputs->size(); ++i) result.outputs.push_back({output_names[i], api::wrap(std::move((*outputs)[i]))});
   result.warnings = api::diagnostics_of(diags, s.sources);
   if (result.warnings.has_errors()) return result.warnings;
-  return result;
+  return Result<RunResult>(std::move(result));
 }
 
 namespace api {
