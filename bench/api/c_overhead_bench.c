@@ -4,6 +4,7 @@
  * subtract is api_overhead_bench's `kernel (run_region)` line, measured in the same session.
  *
  *   build/bench/api/c_overhead_bench [iterations] */
+#define _POSIX_C_SOURCE 199309L
 #include <rung.h>
 #include <stdio.h>
 #include <stdlib.h>
