@@ -29,7 +29,7 @@ clean:
 	rm -rf $(BUILD) build-fuzz
 
 # libFuzzer (clang) on one fuzz target of tests/fuzz/ (syntax, program, workflow, keg_reader,
-# npy, csv, run_record, receipt): make fuzz TARGET=npy FUZZ_SECONDS=60. It starts from the
+# npy, csv, run_record, receipt, capi): make fuzz TARGET=npy FUZZ_SECONDS=60. It starts from the
 # target's corpus; new inputs go to build-fuzz/corpus-TARGET, crashes and the log
 # (fuzz-0.log) to build-fuzz/crashes-TARGET/ (copy each crash into tests/fuzz/corpus/TARGET/
 # with its fix: `make test` replays them). It runs at low priority (nice 10, one job).

@@ -112,7 +112,7 @@ typedef int32_t RungDType;
 #define RUNG_RECEIPTS_CONFORM 1 /* check them now and keep the receipts (the default) */
 #define RUNG_RECEIPTS_IGNORE 2  /* run them, recorded as unverified */
 
-/* Tensors that are not compact row-major (RunOptionsSetCopyPolicy, TensorFromDLPack). */
+/* TensorFromDLPack: a tensor that is not compact row-major. */
 typedef int32_t RungCopyPolicy;
 #define RUNG_COPY_IF_NEEDED 0 /* copied once (the tensor is then not borrowed) */
 #define RUNG_COPY_NEVER 1     /* refused: REFUSED, M0006 */
@@ -198,7 +198,6 @@ typedef struct RungApi {
 
   /* --- run options --- */
   RungStatus* (*CreateRunOptions)(RungRunOptions** out);
-  RungStatus* (*RunOptionsSetCopyPolicy)(RungRunOptions* options, RungCopyPolicy copy);
   /* Folders where relative data reads (read_csv) are looked up, in order. */
   RungStatus* (*RunOptionsAddDataDir)(RungRunOptions* options, const char* dir);
   RungStatus* (*RunOptionsSetBaseDir)(RungRunOptions* options, const char* dir);

@@ -53,7 +53,6 @@ RungStatus* SessionOpen(const RungProgram* program, const RungSessionOptions* op
 RungStatus* SessionBackend(const RungSession* session, const char** out) noexcept;
 void ReleaseSession(RungSession* session) noexcept;
 RungStatus* CreateRunOptions(RungRunOptions** out) noexcept;
-RungStatus* RunOptionsSetCopyPolicy(RungRunOptions* options, RungCopyPolicy copy) noexcept;
 RungStatus* RunOptionsAddDataDir(RungRunOptions* options, const char* dir) noexcept;
 RungStatus* RunOptionsSetBaseDir(RungRunOptions* options, const char* dir) noexcept;
 RungStatus* RunOptionsCancel(RungRunOptions* options) noexcept;

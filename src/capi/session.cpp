@@ -174,17 +174,6 @@ RungStatus* CreateRunOptions(RungRunOptions** out) noexcept {
   });
 }
 
-RungStatus* RunOptionsSetCopyPolicy(RungRunOptions* options, RungCopyPolicy copy) noexcept {
-  return guard([&]() -> RungStatus* {
-    return with<RunOptionsObj>(options, [&](RunOptionsObj& o) -> RungStatus* {
-      if (copy == RUNG_COPY_IF_NEEDED) o.options.copy = CopyPolicy::if_needed;
-      else if (copy == RUNG_COPY_NEVER) o.options.copy = CopyPolicy::never;
-      else return fail(RUNG_INVALID_ARGUMENT, "M0007", "copy policy " + std::to_string(copy) + " is neither RUNG_COPY_IF_NEEDED nor RUNG_COPY_NEVER");
-      return nullptr;
-    });
-  });
-}
-
 RungStatus* RunOptionsAddDataDir(RungRunOptions* options, const char* dir) noexcept {
   return guard([&]() -> RungStatus* {
     return with<RunOptionsObj>(options, [&](RunOptionsObj& o) -> RungStatus* {

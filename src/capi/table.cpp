@@ -48,7 +48,6 @@ const RungApi kApi = {
     .SessionBackend = &capi::SessionBackend,
     .ReleaseSession = &capi::ReleaseSession,
     .CreateRunOptions = &capi::CreateRunOptions,
-    .RunOptionsSetCopyPolicy = &capi::RunOptionsSetCopyPolicy,
     .RunOptionsAddDataDir = &capi::RunOptionsAddDataDir,
     .RunOptionsSetBaseDir = &capi::RunOptionsSetBaseDir,
     .RunOptionsCancel = &capi::RunOptionsCancel,
