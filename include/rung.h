@@ -210,7 +210,8 @@ typedef struct RungApi {
   /* The caller's memory used in place, never written. Compact row-major only (strides NULL,
    * or the row-major ones): otherwise REFUSED, M0006 (TensorCreateCopy copies any strides).
    * `release` (may be NULL) is called exactly once whatever the outcome: on success when the
-   * last rung reference to the memory goes, on failure before the call returns. */
+   * last rung reference to the memory goes (on whichever thread drops it: a run's outputs may
+   * share the bytes), on failure before the call returns. */
   RungStatus* (*TensorCreateBorrowed)(RungDType dtype, int32_t ndim, const int64_t* shape, const int64_t* strides,
                                       const void* data, RungReleaseCallback release, void* context, RungTensor** out);
   /* The elements copied into memory rung owns; strides (in elements, negative too) walked. */
