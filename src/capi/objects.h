@@ -73,7 +73,8 @@ struct TensorObj {
 
 struct RunResultObj {
   RunResult result;
-  std::string warnings_json;
+  mutable std::once_flag warnings_once;  // the JSON is made on first ask: a run need not pay for it
+  mutable std::string warnings_json;
 };
 
 // --- statuses ---

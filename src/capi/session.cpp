@@ -14,14 +14,6 @@ RungStatus* with(H* handle, F&& f) {
   return f(*h);
 }
 
-RungStatus* result_string(const RungRunResult* result, const char** out, std::string RunResultObj::*field) {
-  auto r = lookup<RunResultObj>(result);
-  if (!r) return bad_handle(r.why);
-  if (!out) return null_argument("out");
-  *out = ((*r).*field).c_str();
-  return nullptr;
-}
-
 std::string output_names(const RunResult& r) {
   std::string s;
   for (const Output& o : r.outputs) s += (s.empty() ? "" : ", ") + o.name;
@@ -231,8 +223,8 @@ RungStatus* SessionRun(RungSession* session, const char* entry, uint64_t input_c
     }
     auto r = s->session.run(entry ? std::string_view(entry) : std::string_view(), in, o ? o->options : RunOptions{});
     if (!r.ok()) return status_of(r.diagnostics());
-    auto res = std::make_shared<RunResultObj>(RunResultObj{std::move(r).value(), {}});
-    res->warnings_json = res->result.warnings.json();
+    auto res = std::make_shared<RunResultObj>();
+    res->result = std::move(r).value();
     *out = issue<RungRunResult>(std::move(res));
     return nullptr;
   });
@@ -304,7 +296,14 @@ RungStatus* RunResultRecordJson(const RungRunResult* result, const char** out) n
 }
 
 RungStatus* RunResultWarningsJson(const RungRunResult* result, const char** out) noexcept {
-  return guard([&]() -> RungStatus* { return result_string(result, out, &RunResultObj::warnings_json); });
+  return guard([&]() -> RungStatus* {
+    auto r = lookup<RunResultObj>(result);
+    if (!r) return bad_handle(r.why);
+    if (!out) return null_argument("out");
+    std::call_once(r->warnings_once, [&] { r->warnings_json = r->result.warnings.json(); });
+    *out = r->warnings_json.c_str();
+    return nullptr;
+  });
 }
 
 RungStatus* RunResultInputStats(const RungRunResult* result, uint64_t* borrowed, uint64_t* copied,
