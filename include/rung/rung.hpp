@@ -4,6 +4,7 @@
 #include "rung/diagnostics.h"
 #include "rung/dtype.h"
 #include "rung/environment.h"
+#include "rung/graph.h"
 #include "rung/module.h"
 #include "rung/program.h"
 #include "rung/session.h"

@@ -98,6 +98,8 @@ Result<Module> Module::load(const Source& src, const LoadOptions&) {
       if (block::blockir_section(*keg)) {
         Graph g = std::move(keg->graph);
         program = block::read_blockir(*keg, std::move(g), diags);
+        // What rung::graph functions save: a program that leaves the tier to its compiler.
+        if (program && program->determinism.tier.empty()) impl->declares_determinism = false;
       } else {
         impl->declares_determinism = false;
         program = block::program_from_graph(std::move(keg->graph), fs::path(src.name()).stem().string(), {"", ""});
