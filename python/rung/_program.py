@@ -257,7 +257,15 @@ def _tensor_bits(self):
     return np.asarray(self._bits())
 
 
+def _tensor_array(self, dtype=None):
+    # numpy takes the buffer protocol first; it comes here only when that failed (bf16 and
+    # block-quantized tensors), and would otherwise make a 0-d array of objects in silence.
+    memoryview(self)  # raises the BufferError that says why
+    raise AssertionError("unreachable")
+
+
 Tensor.numpy = _tensor_numpy
+Tensor.__array__ = _tensor_array
 Tensor.bits = _tensor_bits
 
 

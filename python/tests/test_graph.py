@@ -117,12 +117,12 @@ def test_save_and_load_a_keg_file_keeps_names_and_fingerprint(tmp_path):
 
 def test_operators_and_constants():
     g = rung.Graph()
-    x = g.input("x", "f32[3]")
+    x = g.input("x", "f32[2, 3]")
     bias = np.array([1, 2, 3], np.float32)
     y = (x * 2 + bias) / 4.0 - x @ np.ones((3, 3), np.float32)
     fn = g.function("f", [x], y)
-    out = fn.compile(tier="debug").run(x=np.array([4, 5, 6], np.float32))["result"]
-    xs = np.array([4, 5, 6], np.float32)
+    xs = np.array([[4, 5, 6], [-1, 0, 7]], np.float32)
+    out = fn.compile(tier="debug").run(x=xs)["result"]
     assert out.tolist() == ((xs * 2 + bias) / np.float32(4.0) - xs @ np.ones((3, 3), np.float32)).tolist()
 
 
@@ -207,7 +207,7 @@ def test_value_and_grad_of_a_program_entry():
     x = np.array([1, 2, 3], np.float32)
     out = grad.run(w=np.zeros(3, np.float32), x=x)
     assert out["grad.w"].tobytes() == x.tobytes() and out["result"] == 0.0
-    loop = module("export fn f(x: f32) -> f32 {\n    let mut y = x;\n    for i in 0..3 { y = y * x; }\n    y\n}")
+    loop = module("export fn f(x: f32) -> f32 {\n    let mut y = copy(x);\n    for i in 0..3 { y = y * x; }\n    y\n}")
     with pytest.raises(rung.Error) as e:
         rung.value_and_grad(loop, "x")
     assert e.value.code == "M0034"

@@ -87,8 +87,7 @@ def test_load_refuses_what_is_no_source():
 
 def test_backends_lists_this_builds():
     names = [name for name, _ in rung.backends()]
-    assert "cpu" in names and "reference" in names
-    assert names == sorted(names)
+    assert "cpu" in names and "reference" in names and len(set(names)) == len(names)
 
 
 def test_entry_choice_is_checked():

@@ -13,7 +13,7 @@ from rung import _progress
 from helpers import IDENTITY, module
 
 LOOP = """export fn f(x: f32[64, 64], n: i64) -> f32[64, 64] !{io} {
-    let mut y = x;
+    let mut y = copy(x);
     for i in 0..n {
         y = tanh(y @ x);
         print("step", i);
@@ -22,7 +22,7 @@ LOOP = """export fn f(x: f32[64, 64], n: i64) -> f32[64, 64] !{io} {
 }"""
 
 WORK = """export fn f(x: f32[128, 128], n: i64) -> f32[128, 128] {
-    let mut y = x;
+    let mut y = copy(x);
     for i in 0..n {
         y = tanh(y @ x);
     }

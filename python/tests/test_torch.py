@@ -32,20 +32,25 @@ def test_softmax_layer_norm_gelu_against_torch(T, rng):
 
 def test_attention_against_torch(T, rng):
     q, k, v = (rng.standard_normal((2, 5, 8)).astype(np.float32) for _ in range(3))
-    got = ops.attention(q, k, v)
     q64, k64, v64 = (T.from_numpy(a.astype(np.float64)) for a in (q, k, v))
     scores = q64 @ k64.transpose(1, 2) / np.sqrt(8.0)
-    want = T.softmax(scores, dim=-1) @ v64
-    assert_within_class(got, want.numpy(), ops.info("attention").tolerance["prod"])
+    cls = ops.info("attention").tolerance["prod"]
+    assert_within_class(ops.attention(q, k, v, causal=False), (T.softmax(scores, dim=-1) @ v64).numpy(), cls)
+    above = T.triu(T.ones(5, 5, dtype=T.bool), diagonal=1)  # key j > query i: hidden
+    causal = T.softmax(scores.masked_fill(above, float("-inf")), dim=-1) @ v64
+    assert_within_class(ops.attention(q, k, v), causal.numpy(), cls)  # causal by default
 
 
 def test_cross_entropy_against_torch(T, rng):
     logits = rng.standard_normal((6, 5)).astype(np.float32)
-    labels = rng.integers(0, 5, 6)
-    onehot = np.eye(5, dtype=np.float32)[labels]
-    got = ops.cross_entropy(logits, onehot)
-    want = T.nn.functional.cross_entropy(T.from_numpy(logits.astype(np.float64)), T.from_numpy(labels))
-    assert_within_class(np.asarray(got).reshape(-1)[:1], want.numpy().reshape(1), ops.info("cross_entropy").tolerance["prod"])
+    labels = rng.integers(0, 5, 6).astype(np.int64)
+    cls = ops.info("cross_entropy").tolerance["prod"]
+    l64, t = T.from_numpy(logits.astype(np.float64)), T.from_numpy(labels)
+    got = ops.cross_entropy(logits, labels)
+    assert got.shape == () and got.dtype == np.float32
+    assert_within_class(got.reshape(1), T.nn.functional.cross_entropy(l64, t).numpy().reshape(1), cls)
+    none = ops.cross_entropy(logits, labels, reduction="none")
+    assert_within_class(none, T.nn.functional.cross_entropy(l64, t, reduction="none").numpy(), cls)
 
 
 def test_dlpack_out_to_torch_without_a_copy(T):
