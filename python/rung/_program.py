@@ -107,13 +107,38 @@ class RunResult:
     ``record``, ``warnings`` (list of rung.Diagnostic), ``stats`` (inputs_borrowed,
     inputs_copied, bytes_copied, memory, placements, ...)."""
 
-    def __init__(self, d):
-        self.outputs: Dict[str, Tensor] = d["outputs"]
-        self.record = RunRecord(d["record"])
-        self.warnings = d["warnings"]
-        self.stats = _namespace(d["stats"])
-        for key in ("entry", "tier", "backend", "fingerprint", "graph_fingerprint", "blockir", "reproducibility"):
-            setattr(self, key, d[key])
+    def __init__(self, raw):
+        self._raw = raw
+
+    # Each made when first asked for: a run's own cost stays what rung spends.
+    @property
+    def outputs(self) -> Dict[str, Tensor]:
+        if "_outputs" not in self.__dict__:
+            self.__dict__["_outputs"] = self._raw.outputs
+        return self.__dict__["_outputs"]
+
+    @property
+    def warnings(self):
+        if "_warnings" not in self.__dict__:
+            self.__dict__["_warnings"] = self._raw.warnings
+        return self.__dict__["_warnings"]
+
+    @property
+    def record(self) -> RunRecord:
+        if "_record" not in self.__dict__:
+            self.__dict__["_record"] = RunRecord(self._raw.record)
+        return self.__dict__["_record"]
+
+    @property
+    def stats(self):
+        if "_stats" not in self.__dict__:
+            self.__dict__["_stats"] = _namespace(self._raw.stats)
+        return self.__dict__["_stats"]
+
+    def __getattr__(self, key):
+        if key in ("entry", "tier", "backend", "fingerprint", "graph_fingerprint", "blockir", "reproducibility"):
+            return getattr(self._raw, key)
+        raise AttributeError(key)
 
     def numpy(self) -> dict:
         """The outputs as numpy arrays over rung's memory (no copy; bf16 and block-quantized
@@ -170,14 +195,18 @@ class Session:
         ``stats.inputs_copied``) or refused (``copy="never"``, M0006). The GIL is released
         while it runs.
         """
-        named = dict(inputs or {})
-        for k, v in arrays.items():
-            if k in named:
-                raise TypeError(f"input {k!r} given twice")
-            named[k] = v
+        if inputs:
+            named = dict(inputs)
+            for k, v in arrays.items():
+                if k in named:
+                    raise TypeError(f"input {k!r} given twice")
+                named[k] = v
+        else:
+            named = arrays
         result = RunResult(self._s.run(entry, named, copy, stream_rows, binding_limit))
-        for w in result.warnings:
-            _errors._warn(w)
+        if result._raw.has_warnings:
+            for w in result.warnings:
+                _errors._warn(w)
         return result
 
     def close(self):

@@ -21,6 +21,7 @@ const char* severity_name(Severity s) {
 }  // namespace
 
 py::list diagnostic_list(const Diagnostics& d) {
+  if (d.empty()) return py::list();  // the common case, on every run
   py::object mod = errors_module();
   py::object diagnostic = mod.attr("Diagnostic"), location = mod.attr("Location");
   py::list out;

@@ -205,7 +205,7 @@ std::shared_ptr<PySession> open_session(const Program& p, const std::string& bac
   return s;
 }
 
-py::dict run(PySession& s, std::optional<std::string> entry, py::dict inputs, const std::string& copy,
+RunResult run(PySession& s, std::optional<std::string> entry, py::dict inputs, const std::string& copy,
              std::optional<std::uint64_t> stream_rows, std::optional<std::uint64_t> binding_limit) {
   std::unique_lock<std::mutex> lock(s.busy, std::try_to_lock);
   if (!lock.owns_lock()) raise("M0011", "this session is running a call in another thread", {"open one session per thread"});
@@ -238,25 +238,8 @@ py::dict run(PySession& s, std::optional<std::string> entry, py::dict inputs, co
   if (!r) raise(r.diagnostics());
   RunResult res = std::move(r).value();
   copies.append(res.warnings);
-  py::dict out, outputs, record;
-  for (auto& o : res.outputs) outputs[py::str(o.name)] = py::cast(std::move(o.tensor));
-  out["outputs"] = outputs;
-  record["id"] = res.record.id;
-  record["json"] = res.record.json;
-  record["text"] = res.record.text;
-  record["replayable"] = res.record.replayable;
-  record["convergence_class"] = res.record.convergence_class;
-  out["record"] = record;
-  out["warnings"] = diagnostic_list(copies);
-  out["stats"] = stats_dict(res.stats);
-  out["entry"] = res.entry;
-  out["tier"] = res.tier;
-  out["backend"] = res.backend;
-  out["fingerprint"] = res.fingerprint;
-  out["graph_fingerprint"] = res.graph_fingerprint;
-  out["blockir"] = res.blockir;
-  out["reproducibility"] = res.reproducibility;
-  return out;
+  res.warnings = std::move(copies);
+  return res;  // converted when asked for (_RunResult): a run costs what rung spends, not a dict per field
 }
 
 }  // namespace
@@ -296,6 +279,29 @@ void bind_program(py::module_& m) {
       }, "this program's module compiled again at another tier or class (C0016)")
       .def("_open", &open_session, py::arg("backend"), py::arg("receipts"), py::arg("write_records"), py::arg("shadow"),
            py::arg("offload_threshold"), py::arg("progress"), py::arg("print"));
+
+  py::class_<RunResult>(m, "_RunResult")
+      .def_property_readonly("outputs", [](const RunResult& r) {
+        py::dict out;
+        for (const auto& o : r.outputs) out[py::str(o.name)] = py::cast(o.tensor);
+        return out;
+      })
+      .def_property_readonly("warnings", [](const RunResult& r) { return diagnostic_list(r.warnings); })
+      .def_property_readonly("has_warnings", [](const RunResult& r) { return !r.warnings.empty(); })
+      .def_property_readonly("stats", [](const RunResult& r) { return stats_dict(r.stats); })
+      .def_property_readonly("record", [](const RunResult& r) {
+        py::dict record;
+        record["id"] = r.record.id, record["json"] = r.record.json, record["text"] = r.record.text;
+        record["replayable"] = r.record.replayable, record["convergence_class"] = r.record.convergence_class;
+        return record;
+      })
+      .def_readonly("entry", &RunResult::entry)
+      .def_readonly("tier", &RunResult::tier)
+      .def_readonly("backend", &RunResult::backend)
+      .def_readonly("fingerprint", &RunResult::fingerprint)
+      .def_readonly("graph_fingerprint", &RunResult::graph_fingerprint)
+      .def_readonly("blockir", &RunResult::blockir)
+      .def_readonly("reproducibility", &RunResult::reproducibility);
 
   py::class_<PySession, std::shared_ptr<PySession>>(m, "_Session")
       .def("run", &run, py::arg("entry"), py::arg("inputs"), py::arg("copy"), py::arg("stream_rows"), py::arg("binding_limit"))

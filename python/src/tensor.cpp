@@ -6,12 +6,13 @@
 
 #include <cstring>
 #include <memory>
-#include <mutex>
+#include <atomic>
 #include <optional>
 #include <vector>
 
+#include <rung/dlpack.h>
+
 #include "common.h"
-#include "dlpack_capsule.h"
 
 namespace rung::py_binding {
 namespace {
@@ -88,29 +89,29 @@ std::optional<DType> dtype_of_format(const char* format, Py_ssize_t itemsize, st
   return t;
 }
 
-std::optional<DType> dtype_of_dl(dl::DataType d) {
+std::optional<DType> dtype_of_dl(RungDLDataType d) {
   if (d.lanes != 1) return std::nullopt;
   switch (d.code) {
-    case dl::kInt:
+    case RUNG_DL_INT:
       return d.bits == 8 ? DType::i8 : d.bits == 16 ? DType::i16 : d.bits == 32 ? DType::i32 : d.bits == 64 ? std::optional(DType::i64) : std::nullopt;
-    case dl::kUInt:
+    case RUNG_DL_UINT:
       return d.bits == 8 ? DType::u8 : d.bits == 16 ? DType::u16 : d.bits == 32 ? DType::u32 : d.bits == 64 ? std::optional(DType::u64) : std::nullopt;
-    case dl::kFloat:
+    case RUNG_DL_FLOAT:
       return d.bits == 16 ? DType::f16 : d.bits == 32 ? DType::f32 : d.bits == 64 ? std::optional(DType::f64) : std::nullopt;
-    case dl::kBfloat: return d.bits == 16 ? std::optional(DType::bf16) : std::nullopt;
-    case dl::kBool: return d.bits == 8 ? std::optional(DType::boolean) : std::nullopt;
+    case RUNG_DL_BFLOAT: return d.bits == 16 ? std::optional(DType::bf16) : std::nullopt;
+    case RUNG_DL_BOOL: return d.bits == 8 ? std::optional(DType::boolean) : std::nullopt;
     default: return std::nullopt;
   }
 }
 
-std::optional<dl::DataType> dl_of_dtype(DType t) {
+std::optional<RungDLDataType> dl_of_dtype(DType t) {
   auto bits = static_cast<std::uint8_t>(8 * dtype_size(t));
   switch (t) {
-    case DType::f16: case DType::f32: case DType::f64: return dl::DataType{dl::kFloat, bits, 1};
-    case DType::bf16: return dl::DataType{dl::kBfloat, 16, 1};
-    case DType::i8: case DType::i16: case DType::i32: case DType::i64: return dl::DataType{dl::kInt, bits, 1};
-    case DType::u8: case DType::u16: case DType::u32: case DType::u64: return dl::DataType{dl::kUInt, bits, 1};
-    case DType::boolean: return dl::DataType{dl::kBool, 8, 1};
+    case DType::f16: case DType::f32: case DType::f64: return RungDLDataType{RUNG_DL_FLOAT, bits, 1};
+    case DType::bf16: return RungDLDataType{RUNG_DL_BFLOAT, 16, 1};
+    case DType::i8: case DType::i16: case DType::i32: case DType::i64: return RungDLDataType{RUNG_DL_INT, bits, 1};
+    case DType::u8: case DType::u16: case DType::u32: case DType::u64: return RungDLDataType{RUNG_DL_UINT, bits, 1};
+    case DType::boolean: return RungDLDataType{RUNG_DL_BOOL, 8, 1};
     default: return std::nullopt;
   }
 }
@@ -153,8 +154,10 @@ std::string shape_text(const std::vector<std::int64_t>& v) {
 // whichever way this goes.
 Imported borrow_or_copy(TensorView view, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides,
                         const std::string& what, bool allow_copy, std::function<void()> release) {
-  auto once = std::make_shared<std::once_flag>();
-  auto give_back = [once, release]() { std::call_once(*once, release); };
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  auto give_back = [done, release]() {
+    if (!done->exchange(true)) release();
+  };
   view.shape = shape;
   if (row_major(shape, strides)) {
     view.strides = {};
@@ -221,15 +224,15 @@ Imported import_dlpack(py::handle obj, const std::string& what, bool allow_copy)
   py::object capsule = obj.attr("__dlpack__")();
   if (!PyCapsule_IsValid(capsule.ptr(), "dltensor"))
     raise("M0003", what + ": __dlpack__ gave no \"dltensor\" capsule (a used one, or another kind)");
-  auto* m = static_cast<dl::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  auto* m = static_cast<RungDLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");  // ours now: the producer's destructor leaves it
   auto release = [m]() {
     if (!m->deleter) return;
     py::gil_scoped_acquire gil;  // numpy's deleter drops a Python reference
     m->deleter(m);
   };
-  const dl::Tensor& t = m->dl_tensor;
-  if (t.device.device_type != dl::kCPU) {
+  const RungDLTensor& t = m->dl_tensor;
+  if (t.device.device_type != RUNG_DL_CPU) {
     release();
     raise("M0008", what + " is in the memory of DLPack device " + std::to_string(t.device.device_type) +
                        ", not the host's", {"move it to the CPU first (tensor.cpu())"});
@@ -329,15 +332,15 @@ PyBufferProcs bits_buffer_procs{get_buffer<true>, release_buffer};
 struct Export {
   Tensor tensor;
   std::vector<std::int64_t> shape, strides;
-  dl::ManagedTensor legacy{};
-  dl::ManagedTensorVersioned versioned{};
+  RungDLManagedTensor legacy{};
+  RungDLManagedTensorVersioned versioned{};
 };
 
-dl::Tensor describe(Export& e, DType dtype) {
-  dl::Tensor t{};
+RungDLTensor describe(Export& e, DType dtype) {
+  RungDLTensor t{};
   static char empty_storage = 0;
   t.data = e.tensor.data() ? const_cast<void*>(e.tensor.data()) : &empty_storage;
-  t.device = {dl::kCPU, 0};
+  t.device = {RUNG_DL_CPU, 0};
   t.ndim = static_cast<std::int32_t>(e.shape.size());
   t.dtype = *dl_of_dtype(dtype);
   t.shape = e.shape.data();
@@ -356,22 +359,22 @@ py::capsule to_dlpack(const Tensor& t, bool versioned) {
   if (versioned) {
     e->versioned.version = {1, 0};
     e->versioned.manager_ctx = e;
-    e->versioned.deleter = [](dl::ManagedTensorVersioned* self) { delete static_cast<Export*>(self->manager_ctx); };
-    e->versioned.flags = dl::kFlagReadOnly;
+    e->versioned.deleter = [](RungDLManagedTensorVersioned* self) { delete static_cast<Export*>(self->manager_ctx); };
+    e->versioned.flags = RUNG_DL_FLAG_READ_ONLY;
     e->versioned.dl_tensor = describe(*e, t.dtype());
     return py::capsule(&e->versioned, "dltensor_versioned", [](PyObject* cap) {
       if (PyCapsule_IsValid(cap, "dltensor_versioned")) {  // never consumed
-        auto* m = static_cast<dl::ManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+        auto* m = static_cast<RungDLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
         if (m->deleter) m->deleter(m);
       }
     });
   }
   e->legacy.manager_ctx = e;
-  e->legacy.deleter = [](dl::ManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
+  e->legacy.deleter = [](RungDLManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
   e->legacy.dl_tensor = describe(*e, t.dtype());
   return py::capsule(&e->legacy, "dltensor", [](PyObject* cap) {
     if (PyCapsule_IsValid(cap, "dltensor")) {
-      auto* m = static_cast<dl::ManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+      auto* m = static_cast<RungDLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
       if (m->deleter) m->deleter(m);
     }
   });
@@ -456,7 +459,7 @@ and DLPack (np.from_dlpack(t), torch.from_dlpack(t)).)");
           },
           py::arg("stream") = py::none(), py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
           py::arg("copy") = py::none());
-  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(dl::kCPU, 0); });
+  cls.def("__dlpack_device__", [](const Tensor&) { return py::make_tuple(RUNG_DL_CPU, 0); });
   cls.def("_bits", [](const Tensor& t) { return TensorBits{t}; });
   cls.def("save_npy", [](const Tensor& t, const std::string& path) { take(t.save_npy(path)); });
   cls.def_static("load_npy", [](const std::string& path) { return take(Tensor::load_npy(path)); });

@@ -136,3 +136,10 @@ def test_a_complex_array_has_no_rung_dtype(identity):
     with pytest.raises(rung.Error) as e:
         identity.run(x=np.ones((2, 4), np.complex64))
     assert e.value.code == "M0003"
+
+
+def test_a_copy_policy_that_is_none_is_m0035(identity):
+    with identity.session() as s:
+        with pytest.raises(rung.Error) as e:
+            s.run(x=np.ones((1, 4), np.float32), copy="maybe")
+    assert e.value.code == "M0035"

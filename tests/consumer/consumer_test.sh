@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # consumer.installed: install the build into a prefix under it, check what was installed, build
 # the out-of-tree consumers against that prefix (C++ through find_package, C11 through
-# pkg-config) and check that both print the hashes the installed `rung run` prints.
+# pkg-config), run the installed Python module, and check that all three print the hashes the
+# installed `rung run` prints.
 #   consumer_test.sh BUILD SOURCE_DIR CMAKE CC CXX MAKE_PROGRAM
 set -euo pipefail
 build=$1; src=$2; cmake=$3; cc=$4; cxx=$5; make_program=$6
@@ -51,10 +52,18 @@ RUNG_HOME=$work/home-cli "$prefix/bin/rung" run "$src/examples/center.workflow.j
 awk '/^fingerprint/ {print "fingerprint", $2} /^output/ {n = $3; sub(":", "", n); print n, $NF}' "$work/cli.txt" >"$work/expected.txt"
 [[ $(wc -l <"$work/expected.txt") == 3 ]] || { cat "$work/cli.txt"; fail "could not read the CLI's fingerprint and two output hashes"; }
 
+# The Python module, from the prefix alone (its RPATH finds librung.so: no LD_LIBRARY_PATH yet).
+pydir=$prefix/lib/python3/dist-packages
+[[ -e $pydir/rung/__init__.py ]] && ls "$pydir"/rung/_rung*.so >/dev/null || fail "cmake --install did not write the Python package in $pydir/rung"
+mkdir -p "$work/home-py"
+(cd "$work" && env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" /usr/bin/python3 "$src/tests/consumer/project/consumer.py" \
+  "$src/examples/center.workflow.json" "$work/home-py") >"$work/py.txt" || { cat "$work/py.txt"; fail "the Python consumer failed"; }
+
 export LD_LIBRARY_PATH=$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$work/cpp/cpp_consumer" "$src/examples/center.workflow.json" "$work/home-cpp" >"$work/cpp.txt" || fail "the C++ consumer failed"
 "$work/c_consumer" "$src/examples/center.workflow.json" "$work/home-c" >"$work/c.txt" || fail "the C consumer failed"
 diff "$work/expected.txt" "$work/cpp.txt" || fail "the C++ consumer's hashes differ from rung run's"
 diff "$work/expected.txt" "$work/c.txt" || fail "the C consumer's hashes differ from rung run's"
+diff "$work/expected.txt" "$work/py.txt" || fail "the Python consumer's hashes differ from rung run's"
 cat "$work/expected.txt"
-echo "ok: installed into $prefix; the C++ (find_package) and C11 (pkg-config) consumers print rung run's hashes"
+echo "ok: installed into $prefix; the C++ (find_package), C11 (pkg-config) and Python consumers print rung run's hashes"
