@@ -9,3 +9,10 @@
 #include "rung/program.h"
 #include "rung/session.h"
 #include "rung/tensor.h"
+// The tool verbs (what the CLI's other subcommands call).
+#include "rung/build.h"
+#include "rung/conform.h"
+#include "rung/eval.h"
+#include "rung/inspect.h"
+#include "rung/plan.h"
+#include "rung/registry.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `rung build -O` and `rung opt` run the same pipeline (tools/rung/pass_pipeline_cli.*):
+# `rung build -O` and `rung opt` run the same pipeline (rung::build and rung::optimize, src/api/verbs.cpp):
 # the same passes fire, --print-after prints the graph after the named pass, --stats counts,
 # and an unknown pass is P0003 with exit 1 in both.
 #   pipeline_cli_test.sh RUNG SOURCE_DIR

@@ -1,31 +1,18 @@
 // `rung check FILE...`: report what is wrong with .rung files without building them.
-// Each front-end stage adds its diagnostics; today that is syntax (E1xxx). Later stages
-// (names, types and shapes, effects, ownership) take the tree check_syntax returns.
+// Each front-end stage adds its diagnostics (rung::check, rung/inspect.h): syntax (E1xxx),
+// then the semantic checks (E2xxx) on trees without syntax errors; a workflow .json document
+// is checked by lowering it.
+#include <rung/inspect.h>
+
 #include "command.h"
-#include "syntax/load.h"
-#include "syntax/parse.h"
-#include "frontend/frontend.h"
-#include "workflow/workflow.h"
 
 namespace rung::cli {
 namespace {
 
 int run_check(const std::vector<std::string>& files, const GlobalOptions& global) {
-  SourceMap sources;
-  DiagnosticSink diags;
-  for (const std::string& file : files) {
-    std::optional<SourceId> id = syntax::load_source(file, sources, diags);
-    if (!id) continue;
-    if (file.size() > 5 && file.ends_with(".json")) {  // a workflow document: checked by lowering it
-      (void)workflow::lower(*id, sources, diags);
-      continue;
-    }
-    std::size_t errors_before = diags.error_count();
-    syntax::SyntaxTree tree = syntax::check_syntax(sources, *id, diags);
-    // The semantic stage (E2xxx) runs on trees without syntax errors.
-    if (diags.error_count() == errors_before) frontend::check(tree, sources, *id, diags);
-  }
-  return report(diags, sources, global);
+  std::vector<Source> sources;
+  for (const std::string& file : files) sources.push_back(Source::file(file));
+  return report(rung::check(sources), global);
 }
 
 RUNG_COMMAND("check", "Report the diagnostics of .rung files and workflow .json documents (exit 1 if there are errors)",

@@ -1,38 +1,17 @@
-// `rung inspect`, `rung hash`, `rung validate`: look into .keg files, BlockIR included.
+// `rung inspect`, `rung hash`, `rung validate`: look into .keg files, BlockIR included
+// (rung::inspect_keg, rung/inspect.h: the file read and checked in full).
+#include <rung/inspect.h>
+
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
-#include "ir/block/fingerprint.h"
-#include "ir/block/keg_program.h"
-#include "ir/graph/keg.h"
-#include "ir/graph/keg_format.h"
-#include "ir/graph/printer.h"
 
 namespace rung::cli {
 namespace {
 
-// A .keg file read and checked in full: the graph, and the BlockIR when it has a section.
-struct Loaded {
-  KegFile file;
-  std::optional<block::Program> program;
-  // The program fingerprint (graph and BlockIR); a file without BlockIR is its graph alone.
-  Hash256 fingerprint() const { return program ? block::program_fingerprint(*program) : file.graph.fingerprint(); }
-};
-
-std::optional<Loaded> load(const std::string& path, SourceMap& sources, DiagnosticSink& diags) {
-  auto keg = load_keg(path, sources, diags);
-  if (!keg) return std::nullopt;
-  Loaded l{std::move(*keg), std::nullopt};
-  if (block::blockir_section(l.file)) {
-    l.program = block::read_blockir(l.file, l.file.graph, diags);
-    if (!l.program) return std::nullopt;
-  }
-  return l;
-}
-
-std::string entry_list(const block::Program& p) {
+std::string entry_list(const KegBlockIR& p) {
   std::string list;
   for (const auto& f : p.functions)
     if (f.exported) list += (list.empty() ? "" : ", ") + f.name;
@@ -46,63 +25,52 @@ struct InspectArgs {
 };
 
 int inspect(const InspectArgs& a, const GlobalOptions& global) {
-  SourceMap sources;
-  DiagnosticSink diags;
-  auto loaded = load(a.file, sources, diags);
-  if (!loaded) return report(diags, sources, global);
-  const KegFile* keg = &loaded->file;
-  const Graph& g = keg->graph;
-  const std::optional<block::Program>& program = loaded->program;
-  std::size_t file_size = sources.get(0).text().size();
+  auto loaded = inspect_keg(Source::file(a.file), a.nodes);
+  if (!loaded) return report(loaded.diagnostics(), global);
+  const KegInfo& k = *loaded;
   if (a.json) {
     nlohmann::json secs = nlohmann::json::array();
-    for (const auto& s : keg->sections)
-      secs.push_back({{"kind", keg::section_name(s.kind)}, {"kind_code", s.kind}, {"flags", s.flags},
-                      {"offset", s.offset}, {"length", s.length}, {"sha3_256", s.checksum.hex()}});
+    for (const auto& s : k.sections)
+      secs.push_back({{"kind", s.kind}, {"kind_code", s.kind_code}, {"flags", s.flags},
+                      {"offset", s.offset}, {"length", s.length}, {"sha3_256", s.sha3_256}});
     nlohmann::json exports = nlohmann::json::object();
-    for (const auto& [name, r] : g.exports()) exports[name] = g.region(r).hash.hex();
-    nlohmann::json j{{"file", a.file}, {"bytes", file_size},
-                     {"format", std::to_string(keg->major) + "." + std::to_string(keg->minor)},
-                     {"fingerprint", loaded->fingerprint().hex()}, {"graph_fingerprint", g.fingerprint().hex()},
-                     {"sections", secs}, {"nodes", g.node_count()}, {"regions", g.region_count()}, {"exports", exports},
+    for (const auto& e : k.exports) exports[e.name] = e.region;
+    nlohmann::json j{{"file", a.file}, {"bytes", k.bytes},
+                     {"format", std::to_string(k.major) + "." + std::to_string(k.minor)},
+                     {"fingerprint", k.fingerprint}, {"graph_fingerprint", k.graph_fingerprint},
+                     {"sections", secs}, {"nodes", k.nodes}, {"regions", k.regions}, {"exports", exports},
                      {"blockir", nullptr}};
-    if (program) {
+    if (k.blockir) {
       nlohmann::json fns = nlohmann::json::array();
-      for (const auto& f : program->functions) fns.push_back({{"name", f.name}, {"exported", f.exported}});
-      j["blockir"] = {{"hash", program->hash().hex()}, {"module", program->module}, {"tier", program->determinism.tier},
-                      {"tolerance", program->determinism.tolerance}, {"functions", fns}};
+      for (const auto& f : k.blockir->functions) fns.push_back({{"name", f.name}, {"exported", f.exported}});
+      j["blockir"] = {{"hash", k.blockir->hash}, {"module", k.blockir->module}, {"tier", k.blockir->tier},
+                      {"tolerance", k.blockir->tolerance}, {"functions", fns}};
     }
-    if (a.nodes) {
-      nlohmann::json list = nlohmann::json::array();
-      for (NodeId id = 0; id < g.node_count(); ++id) list.push_back(node_to_json(g, id));
-      j["node_list"] = list;
-    }
+    if (a.nodes) j["node_list"] = nlohmann::json::parse(k.node_json);
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("file         %s (%zu bytes)\n", a.file.c_str(), file_size);
-    std::printf("format       keg %u.%u\n", keg->major, keg->minor);
-    std::printf("fingerprint  %s\n", loaded->fingerprint().hex().c_str());
-    std::printf("graph        %s\n", g.fingerprint().hex().c_str());
-    if (program)
-      std::printf("blockir      %s (module %s, tier %s, tolerance %s; %zu functions, exported: %s)\n", program->hash().hex().c_str(),
-                  program->module.c_str(), program->determinism.tier.c_str(), program->determinism.tolerance.c_str(),
-                  program->functions.size(), entry_list(*program).c_str());
+    std::printf("file         %s (%llu bytes)\n", a.file.c_str(), static_cast<unsigned long long>(k.bytes));
+    std::printf("format       keg %u.%u\n", k.major, k.minor);
+    std::printf("fingerprint  %s\n", k.fingerprint.c_str());
+    std::printf("graph        %s\n", k.graph_fingerprint.c_str());
+    if (k.blockir)
+      std::printf("blockir      %s (module %s, tier %s, tolerance %s; %zu functions, exported: %s)\n", k.blockir->hash.c_str(),
+                  k.blockir->module.c_str(), k.blockir->tier.c_str(), k.blockir->tolerance.c_str(), k.blockir->functions.size(),
+                  entry_list(*k.blockir).c_str());
     else
       std::printf("blockir      none (the graph alone: a run needs --tier and runs each export)\n");
-    std::printf("sections     %zu\n", keg->sections.size());
+    std::printf("sections     %zu\n", k.sections.size());
     std::printf("  %-11s %10s %10s  %s\n", "kind", "offset", "length", "sha3-256");
-    for (const auto& s : keg->sections)
-      std::printf("  %-11s %10llu %10llu  %s\n", std::string(keg::section_name(s.kind)).c_str(),
-                  static_cast<unsigned long long>(s.offset), static_cast<unsigned long long>(s.length),
-                  s.checksum.short_hex(16).c_str());
-    std::printf("nodes        %zu\n", g.node_count());
-    std::printf("regions      %zu\n", g.region_count());
-    std::printf("exports      %zu\n", g.exports().size());
-    for (const auto& [name, r] : g.exports())
-      std::printf("  %-16s region %s\n", name.c_str(), g.region(r).hash.short_hex(16).c_str());
-    if (a.nodes) std::printf("\n%s", list_nodes(g).c_str());
+    for (const auto& s : k.sections)
+      std::printf("  %-11s %10llu %10llu  %s\n", s.kind.c_str(), static_cast<unsigned long long>(s.offset),
+                  static_cast<unsigned long long>(s.length), s.sha3_256.substr(0, 16).c_str());
+    std::printf("nodes        %llu\n", static_cast<unsigned long long>(k.nodes));
+    std::printf("regions      %llu\n", static_cast<unsigned long long>(k.regions));
+    std::printf("exports      %zu\n", k.exports.size());
+    for (const auto& e : k.exports) std::printf("  %-16s region %s\n", e.name.c_str(), e.region.substr(0, 16).c_str());
+    if (a.nodes) std::printf("\n%s", k.node_text.c_str());
   }
-  return report(diags, sources, global);
+  return report(loaded.diagnostics(), global);
 }
 
 RUNG_COMMAND("inspect", "Show a .keg file: fingerprint, sections, counts, and optionally every node",
@@ -121,11 +89,9 @@ RUNG_COMMAND("hash", "Print the fingerprint of a .keg file: the program's (graph
                sub.add_option("FILE", *file, "the .keg file")->required();
                sub.add_flag("--graph", *graph, "print the graph fingerprint instead (the GraphIR alone)");
                return [file, graph, &global] {
-                 SourceMap sources;
-                 DiagnosticSink diags;
-                 auto l = load(*file, sources, diags);
-                 if (l) std::printf("%s\n", (*graph ? l->file.graph.fingerprint() : l->fingerprint()).hex().c_str());
-                 return report(diags, sources, global);
+                 auto k = inspect_keg(Source::file(*file));
+                 if (k) std::printf("%s\n", (*graph ? k->graph_fingerprint : k->fingerprint).c_str());
+                 return report(k.diagnostics(), global);
                };
              });
 
@@ -134,18 +100,16 @@ RUNG_COMMAND("validate", "Check a .keg file: container, checksums, every GraphIR
                auto file = std::make_shared<std::string>();
                sub.add_option("FILE", *file, "the .keg file")->required();
                return [file, &global] {
-                 SourceMap sources;
-                 DiagnosticSink diags;
-                 auto l = load(*file, sources, diags);
-                 if (l) {
-                   const Graph& g = l->file.graph;
-                   std::string blockir = l->program ? std::to_string(l->program->functions.size()) + " BlockIR functions (exported: " +
-                                                          entry_list(*l->program) + ")"
+                 auto k = inspect_keg(Source::file(*file));
+                 if (k) {
+                   std::string blockir = k->blockir ? std::to_string(k->blockir->functions.size()) + " BlockIR functions (exported: " +
+                                                          entry_list(*k->blockir) + ")"
                                                     : "no BlockIR";
-                   std::printf("%s: valid (%zu nodes, %zu regions, %zu exports, %s, fingerprint %s)\n", file->c_str(), g.node_count(),
-                               g.region_count(), g.exports().size(), blockir.c_str(), l->fingerprint().short_hex(16).c_str());
+                   std::printf("%s: valid (%llu nodes, %llu regions, %zu exports, %s, fingerprint %s)\n", file->c_str(),
+                               static_cast<unsigned long long>(k->nodes), static_cast<unsigned long long>(k->regions),
+                               k->exports.size(), blockir.c_str(), k->fingerprint.substr(0, 16).c_str());
                  }
-                 return report(diags, sources, global);
+                 return report(k.diagnostics(), global);
                };
              });
 

@@ -1,11 +1,10 @@
-// `rung sample`: write one of the built-in sample graphs as a .keg file (the demo's input).
+// `rung sample`: write one of the built-in sample graphs as a .keg file (the demo's input;
+// rung::write_sample, rung/inspect.h).
+#include <rung/inspect.h>
+
 #include <cstdio>
 
-#include "base/file_io.h"
 #include "command.h"
-#include "ir/graph/keg.h"
-#include "ir/graph/printer.h"
-#include "ir/graph/samples.h"
 
 namespace rung::cli {
 namespace {
@@ -23,16 +22,14 @@ RUNG_COMMAND("sample", "Write a built-in sample graph (mlp) to a .keg file",
                sub.add_option("-o,--output", a->out, "where to write the .keg file")->required();
                sub.add_flag("--print", a->print, "also print the regions");
                return [a, &global] {
-                 Graph g = sample_mlp();
-                 SourceMap sources;
-                 DiagnosticSink diags;
-                 auto bytes = write_keg(g);
-                 if (write_file_atomic(a->out, bytes, diags)) {
-                   std::printf("wrote %s (%zu bytes, %zu nodes, fingerprint %s)\n", a->out.c_str(), bytes.size(),
-                               g.node_count(), g.fingerprint().hex().c_str());
-                   if (a->print) std::printf("\n%s", print_regions(g).c_str());
+                 auto w = write_sample(Sample::mlp, a->out);
+                 if (w) {
+                   std::printf("wrote %s (%llu bytes, %llu nodes, fingerprint %s)\n", w->path.c_str(),
+                               static_cast<unsigned long long>(w->bytes), static_cast<unsigned long long>(w->nodes),
+                               w->fingerprint.c_str());
+                   if (a->print) std::printf("\n%s", w->regions.c_str());
                  }
-                 return report(diags, sources, global);
+                 return report(w.diagnostics(), global);
                };
              });
 

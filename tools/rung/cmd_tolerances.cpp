@@ -1,25 +1,23 @@
 // `rung tolerances`: the resolution table of tolerance classes per tier and dtype
-// (src/ops/tolerance.cpp is the only place the numbers live).
+// (rung::tolerances, rung/registry.h; src/ops/tolerance.cpp is the only place the numbers live).
+#include <rung/registry.h>
+
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
-#include "ops/tolerance.h"
 
 namespace rung::cli {
 namespace {
 
-using namespace rung::ops;
-
 int run(bool json) {
-  auto rows = tolerance_table();
+  auto rows = tolerances();
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& r : rows) {
-      nlohmann::json j{{"tier", tier_name(r.tier)}, {"class", tol_class_name(r.cls)}, {"dtype", dtype_name(r.dtype)},
-                       {"bitwise", r.t.bitwise}};
-      if (!r.t.bitwise) j.update({{"max_ulp", r.t.max_ulp}, {"atol", r.t.atol}, {"rtol", r.t.rtol}, {"normwise", r.t.normwise}});
+      nlohmann::json j{{"tier", r.tier}, {"class", r.tolerance_class}, {"dtype", r.dtype}, {"bitwise", r.bitwise}};
+      if (!r.bitwise) j.update({{"max_ulp", r.max_ulp}, {"atol", r.atol}, {"rtol", r.rtol}, {"normwise", r.normwise}});
       list.push_back(j);
     }
     std::cout << nlohmann::json{{"rule", "element passes if bits equal, both NaN, ulp <= max_ulp, or |a-r| <= atol + rtol*|r|; "
@@ -33,13 +31,11 @@ int run(bool json) {
               "Integer and bool results are always bit-exact.\n\n");
   std::printf("%-6s %-8s %-5s %8s %8s %8s %9s\n", "tier", "class", "dtype", "max_ulp", "atol", "rtol", "normwise");
   for (const auto& r : rows) {
-    if (r.t.bitwise)
-      std::printf("%-6s %-8s %-5s %s\n", std::string(tier_name(r.tier)).c_str(), std::string(tol_class_name(r.cls)).c_str(),
-                  std::string(dtype_name(r.dtype)).c_str(), "bit-exact");
+    if (r.bitwise)
+      std::printf("%-6s %-8s %-5s %s\n", r.tier.c_str(), r.tolerance_class.c_str(), r.dtype.c_str(), "bit-exact");
     else
-      std::printf("%-6s %-8s %-5s %8g %8g %8g %9g\n", std::string(tier_name(r.tier)).c_str(),
-                  std::string(tol_class_name(r.cls)).c_str(), std::string(dtype_name(r.dtype)).c_str(), r.t.max_ulp, r.t.atol,
-                  r.t.rtol, r.t.normwise);
+      std::printf("%-6s %-8s %-5s %8g %8g %8g %9g\n", r.tier.c_str(), r.tolerance_class.c_str(), r.dtype.c_str(), r.max_ulp, r.atol,
+                  r.rtol, r.normwise);
   }
   return kExitOk;
 }
