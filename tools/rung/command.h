@@ -10,7 +10,6 @@
 
 #include <rung/diagnostics.h>
 
-#include "base/diagnostic.h"
 #include "exit_codes.h"
 
 namespace rung::cli {
@@ -41,8 +40,6 @@ struct Registrar {
 // Prints diagnostics to stderr in the chosen format. Returns kExitDiagnostics if any is an
 // error, otherwise kExitOk.
 int report(const Diagnostics& diags, const GlobalOptions& global);
-// Transitional, while commands move onto the public API: the library's own sink.
-int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global);
 
 }  // namespace rung::cli
 

@@ -12,11 +12,7 @@
 
 #include <rung/util.h>
 
-#include "base/diagnostic_render.h"
-#include "base/text.h"
-#include "cli_checks.h"
 #include "command.h"
-#include "ops/tier.h"
 
 namespace rung::cli {
 
@@ -34,36 +30,6 @@ int report(const Diagnostics& diags, const GlobalOptions& global) {
   return diags.has_errors() ? kExitDiagnostics : kExitOk;
 }
 
-int report(const DiagnosticSink& diags, const SourceMap& sources, const GlobalOptions& global) {
-  if (global.error_format == "json") {
-    if (!diags.empty()) std::cerr << to_json(diags, sources).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    RenderOptions opts;
-    opts.color = global.color == "always" || (global.color == "auto" && ::isatty(2));
-    std::cerr << render_text(diags, sources, opts);
-  }
-  return diags.has_errors() ? kExitDiagnostics : kExitOk;
-}
-
-std::string closest_choice(std::string_view got, const std::vector<std::string>& choices) {
-  if (got.size() > 64) return {};  // no typo of a short name; keeps the distance cheap
-  std::string best;
-  std::size_t limit = std::max<std::size_t>(1, got.size() / 3);  // a third of the name may be wrong
-  std::size_t best_d = limit + 1;
-  for (const auto& c : choices)
-    if (std::size_t d = edit_distance(got, c); d < best_d) {
-      best = c;
-      best_d = d;
-    }
-  return best;
-}
-
-bool check_tier_option(const std::string& tier, DiagnosticSink& diags) {
-  if (tier.empty() || ops::tier_from_name(tier)) return true;
-  auto& d = diags.error("C0012", "unknown tier `" + tier + "`: the tiers are debug, prod and fast");
-  if (auto near = closest_choice(tier, {"debug", "prod", "fast"}); !near.empty()) d.note("did you mean `" + near + "`?");
-  return false;
-}
 
 namespace {
 
