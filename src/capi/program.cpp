@@ -168,56 +168,52 @@ RungStatus* ProgramEntryCount(const RungProgram* program, uint64_t* out) noexcep
   });
 }
 
-RungStatus* ProgramEntryName(const RungProgram* program, uint64_t entry, const char** out) noexcept {
+// The entry `entry` of a live program handed to `f`, inside the guard every entry point has.
+template <typename F>
+RungStatus* with_entry(const RungProgram* program, uint64_t entry, F&& f) noexcept {
   return guard([&]() -> RungStatus* {
     std::shared_ptr<ProgramObj> p;
     const EntryObj* e = nullptr;
     if (RungStatus* s = entry_of(program, entry, p, e)) return s;
+    return f(*e);
+  });
+}
+
+RungStatus* ProgramEntryName(const RungProgram* program, uint64_t entry, const char** out) noexcept {
+  return with_entry(program, entry, [&](const EntryObj& e) -> RungStatus* {
     if (!out) return null_argument("out");
-    *out = e->name.c_str();
+    *out = e.name.c_str();
     return nullptr;
   });
 }
 
 RungStatus* ProgramEntryParamCount(const RungProgram* program, uint64_t entry, uint64_t* out) noexcept {
-  return guard([&]() -> RungStatus* {
-    std::shared_ptr<ProgramObj> p;
-    const EntryObj* e = nullptr;
-    if (RungStatus* s = entry_of(program, entry, p, e)) return s;
+  return with_entry(program, entry, [&](const EntryObj& e) -> RungStatus* {
     if (!out) return null_argument("out");
-    *out = e->params.size();
+    *out = e.params.size();
     return nullptr;
   });
 }
 
 RungStatus* ProgramEntryParam(const RungProgram* program, uint64_t entry, uint64_t param, const char** name,
                               const char** type, RungDType* dtype) noexcept {
-  return guard([&]() -> RungStatus* {
-    std::shared_ptr<ProgramObj> p;
-    const EntryObj* e = nullptr;
-    if (RungStatus* s = entry_of(program, entry, p, e)) return s;
-    return slot(e->params, param, "parameter", name, type, dtype);
+  return with_entry(program, entry, [&](const EntryObj& e) -> RungStatus* {
+    return slot(e.params, param, "parameter", name, type, dtype);
   });
 }
 
 RungStatus* ProgramEntryResultCount(const RungProgram* program, uint64_t entry, uint64_t* out) noexcept {
-  return guard([&]() -> RungStatus* {
-    std::shared_ptr<ProgramObj> p;
-    const EntryObj* e = nullptr;
-    if (RungStatus* s = entry_of(program, entry, p, e)) return s;
+  return with_entry(program, entry, [&](const EntryObj& e) -> RungStatus* {
     if (!out) return null_argument("out");
-    *out = e->results.size();
+    *out = e.results.size();
     return nullptr;
   });
 }
 
 RungStatus* ProgramEntryResult(const RungProgram* program, uint64_t entry, uint64_t result, const char** name,
                                const char** type, RungDType* dtype) noexcept {
-  return guard([&]() -> RungStatus* {
-    std::shared_ptr<ProgramObj> p;
-    const EntryObj* e = nullptr;
-    if (RungStatus* s = entry_of(program, entry, p, e)) return s;
-    return slot(e->results, result, "result", name, type, dtype);
+  return with_entry(program, entry, [&](const EntryObj& e) -> RungStatus* {
+    return slot(e.results, result, "result", name, type, dtype);
   });
 }
 
