@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "api/backend_settings.h"
 #include "api/impl.h"
 #include "ir/graph/graph.h"
 #include "ops/tier.h"
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
         }
   if (!found) return 1;
   rung::DiagnosticSink diags;
-  auto backend = rung::runtime::backend_registry().create("cpu", rung::ops::Tier::debug, diags);
+  // The settings a session takes from SessionOptions::environment (Environment::from_process()).
+  auto backend = rung::runtime::backend_registry().create(
+      "cpu", rung::ops::Tier::debug, diags, rung::api::backend_settings(rung::Environment::from_process()));
   std::vector<rung::ops::HostTensor> args = {rung::api::host_of(in[0].tensor).share(), rung::api::host_of(in[1].tensor).share()};
   double kernel = median_us(9, iters, [&] {
     auto r = backend->run_region(bp.graph, region, args, diags);

@@ -23,6 +23,7 @@
 #include <set>
 
 #include "bench_die.h"
+#include "api/backend_settings.h"
 #include "backends/cuda/cuda_context.h"
 #include "block_graph.h"
 #include "block_inputs.h"
@@ -260,7 +261,7 @@ std::string kernel_summary(const runtime::OpBackend& be) {
 
 std::unique_ptr<runtime::OpBackend> cuda_backend(ops::Tier tier) {
   DiagnosticSink d;
-  auto be = runtime::backend_registry().create("cuda", tier, d);
+  auto be = runtime::backend_registry().create("cuda", tier, d, api::backend_settings(Environment::from_process()));
   if (!be) std::printf("FAILED: the cuda backend (tier %s): %s\n", std::string(ops::tier_name(tier)).c_str(), first_diag(d).c_str());
   return be;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/backend_settings.h"
 #include "backends/webgpu/device.h"
 #include "backends/webgpu/executor.h"
 #include "ops/registry.h"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) sizes.push_back(std::stoull(argv[i]));
   if (sizes.empty()) sizes = {1024, 2048, 4096};
   DiagnosticSink d;
-  auto dev = webgpu::Device::open(d);
+  auto dev = webgpu::Device::open(d, api::backend_settings(Environment::from_process()));
   if (!dev) {
     for (const auto& x : d.all()) std::fprintf(stderr, "%s: %s\n", x.code.c_str(), x.message.c_str());
     return 1;

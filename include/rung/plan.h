@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rung/diagnostics.h"
+#include "rung/environment.h"
 #include "rung/export.h"
 #include "rung/module.h"
 
@@ -26,6 +27,9 @@ struct MemoryPlanOptions {
   std::vector<std::string> dims;     // symbolic dims, "NAME=EXTENT"
   std::uint64_t batch = 0;           // bind the batch dim to this many rows (0: no)
   bool bf16_activations = false;     // plan the activations kept for backward in bf16
+  // The device backend asked for its memory when no budget is given is created with these
+  // settings (the webgpu adapter choice, for one).
+  Environment environment = Environment::from_process();
 };
 
 struct PlanSuggestion {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/backend_settings.h"
 #include "api/verbs.h"
 #include "autodiff/autodiff.h"
 #include "autodiff/gradcheck.h"
@@ -44,7 +45,7 @@ Result<ConformReport> conform(const ConformOptions& a) {
       diags.error("F0002", "--dump-failures: cannot write to `" + a.dump_failures + "`: " + *why);
   }
   if (diags.has_errors()) return fail();
-  auto backend = runtime::backend_registry().create(a.backend, *tier, diags);
+  auto backend = runtime::backend_registry().create(a.backend, *tier, diags, api::backend_settings(a.environment));
   if (!backend) return fail();
 
   conformance::ConformOptions o;

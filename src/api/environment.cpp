@@ -1,7 +1,11 @@
-// The one place the library reads the process environment, and only when a surface asks.
+// The one place the library touches the process environment, and only when a surface asks:
+// from_process reads it; the settings made from an Environment carry the setter a backend
+// asks to point a driver loader at its drivers (the webgpu backend: VK_ICD_FILENAMES and
+// XDG_RUNTIME_DIR for SwiftShader). tests/layering/no_getenv fails on any other use in src/.
 #include <cstdlib>
 #include <filesystem>
 
+#include "api/backend_settings.h"
 #include "rung/environment.h"
 
 namespace rung {
@@ -21,5 +25,19 @@ Environment Environment::from_process() {
     if (const char* v = std::getenv(name)) e.settings[name] = v;
   return e;
 }
+
+namespace api {
+
+runtime::BackendSettings backend_settings(const Environment& env) {
+  runtime::BackendSettings s;
+  for (const auto& [k, v] : env.settings) s.values.emplace(k, v);
+  s.home = env.home;
+  s.set_process_variable = [](const std::string& name, const std::string& value, bool overwrite) {
+    ::setenv(name.c_str(), value.c_str(), overwrite ? 1 : 0);
+  };
+  return s;
+}
+
+}  // namespace api
 
 }  // namespace rung

@@ -1,6 +1,7 @@
 // The memory plan and its verdict (rung/plan.h): what `rung plan` prints, as a value.
 #include "rung/plan.h"
 
+#include "api/backend_settings.h"
 #include "api/verbs.h"
 #include "plan/exec_plan.h"
 #include "plan/size.h"
@@ -56,7 +57,8 @@ Result<MemoryPlan> plan_memory(const Source& src, const MemoryPlanOptions& a) {
   auto program = api::load_program(src, det, diags, sources);
   if (!program) return fail();
   const block::Program& p = program->impl().program;
-  if (!budget) budget = plan::device_memory(o.device, budget_source, diags, &runtime::backend_registry());
+  if (!budget)
+    budget = plan::device_memory(o.device, budget_source, diags, &runtime::backend_registry(), api::backend_settings(a.environment));
   if (!budget) return fail();
   // A device backend's own buffers, every region on its device (`rung run` asks the policy
   // which regions stay there).

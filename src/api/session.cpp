@@ -9,8 +9,8 @@
 #include <ostream>
 #include <streambuf>
 
+#include "api/backend_settings.h"
 #include "api/impl.h"
-#include "backends/reference/memory_meter.h"
 #include "base/hash.h"
 #include "conformance/harness.h"
 #include "conformance/run_session.h"
@@ -22,6 +22,7 @@
 #include "rung/session.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_meter.h"
 #include "runtime/memory_model.h"
 #include "runtime/tensor_hash.h"
 
@@ -120,14 +121,15 @@ struct Session::Impl {
   AtTier* at(ops::Tier tier, DiagnosticSink& diags) {
     if (auto it = tiers.find(tier); it != tiers.end()) return &it->second;
     AtTier t;
-    t.backend = runtime::backend_registry().create(opts.backend, tier, diags);
+    runtime::BackendSettings settings = api::backend_settings(opts.environment);
+    t.backend = runtime::backend_registry().create(opts.backend, tier, diags, settings);
     if (!t.backend) return nullptr;
     if (!check_exactness(*t.backend, tier, diags)) return nullptr;
     conformance::PolicyConfig placement;
     placement.min_device_elems = opts.offload_threshold;
     runtime::ProgressFn progress;
     if (opts.progress) progress = [cb = opts.progress](const runtime::Progress& p) { cb(public_progress(p)); };
-    t.run = conformance::RunSession::open(program.impl().program, *t.backend, mode, store, diags, placement, progress);
+    t.run = conformance::RunSession::open(program.impl().program, *t.backend, mode, store, settings, diags, placement, progress);
     if (!t.run) return nullptr;
     return &tiers.emplace(tier, std::move(t)).first->second;
   }
@@ -348,10 +350,10 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
     for (const auto& st : memory_plan->streams) result.stats.streams.push_back({st.region, st.rows, st.chunk, st.why});
   if (ro.on_plan) ro.on_plan(result.stats.streams);
 
-  reference::MemoryMeter meter;
+  runtime::MemoryMeter meter;
   std::optional<std::vector<ops::HostTensor>> outputs;
   {
-    reference::ScopedMeter scope(&meter);
+    runtime::ScopedMeter scope(&meter);
     outputs = runtime::execute(program, entry->name, *given, s.sources, diags, eo);
   }
   s.printer.flush();

@@ -13,8 +13,8 @@ namespace rung::conformance {
 namespace fs = std::filesystem;
 
 std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
-                                             const Store& store, DiagnosticSink& diags, PolicyConfig cfg,
-                                             runtime::ProgressFn progress) {
+                                             const Store& store, const runtime::BackendSettings& settings,
+                                             DiagnosticSink& diags, PolicyConfig cfg, runtime::ProgressFn progress) {
   std::unique_ptr<RunSession> s(new RunSession);
   s->backend_ = &backend;
   s->mode_ = mode;
@@ -36,7 +36,7 @@ std::unique_ptr<RunSession> RunSession::open(const block::Program& program, runt
     DiagnosticSink quiet;
     for (const char* h : {"cpu", "reference"}) {
       if (!runtime::backend_registry().find(h)) continue;
-      s->host_ = runtime::backend_registry().create(h, backend.tier(), quiet);
+      s->host_ = runtime::backend_registry().create(h, backend.tier(), quiet, settings);
       if (s->host_) {
         host = Placement{h, s->host_.get(), false, 0};
         break;

@@ -13,6 +13,7 @@
 #include "conformance/exec_policy.h"
 #include "conformance/run_record.h"
 #include "ir/block/block.h"
+#include "runtime/backend_settings.h"
 
 namespace rung::conformance {
 
@@ -34,9 +35,11 @@ class RunSession {
  public:
   // Null (with diagnostics) when the policy refuses the run. `progress` hears each kernel
   // conformed now (ReceiptMode::conform without a receipt: "conforming 12/40: softmax f32").
+  // `settings`: those `backend` was created with; the host backend a device run hands
+  // regions to is created with them too.
   static std::unique_ptr<RunSession> open(const block::Program& program, runtime::OpBackend& backend, ReceiptMode mode,
-                                          const Store& store, DiagnosticSink& diags, PolicyConfig cfg = {},
-                                          runtime::ProgressFn progress = {});
+                                          const Store& store, const runtime::BackendSettings& settings, DiagnosticSink& diags,
+                                          PolicyConfig cfg = {}, runtime::ProgressFn progress = {});
   runtime::ComputeBackend& backend() { return *policy_; }
   // A session serves several runs: each starts with no placement decisions, and its record
   // counts only its own transfers.

@@ -1,9 +1,11 @@
 #include "conformance/shadow.h"
 
-#include "backends/reference/interpreter.h"
-#include "backends/reference/memory_meter.h"
+#include "base/check.h"
 #include "conformance/judge.h"
 #include "ops/compare.h"
+#include "runtime/backend_registry.h"
+#include "runtime/host_walk.h"
+#include "runtime/memory_meter.h"
 
 namespace rung::conformance {
 
@@ -21,7 +23,11 @@ std::string describe_call(const ops::OpDef& op, std::span<const ops::HostTensor>
 
 ShadowComputeBackend::ShadowComputeBackend(runtime::ComputeBackend& inner, runtime::OpBackend& device, ops::Tier tier,
                                            std::size_t max_findings)
-    : inner_(inner), device_(device), tier_(tier), max_findings_(max_findings) {}
+    : inner_(inner), device_(device), tier_(tier), max_findings_(max_findings) {
+  DiagnosticSink none;
+  reference_ = runtime::backend_registry().create("reference", tier, none, {});
+  RUNG_CHECK(reference_ != nullptr, "every build has the reference backend");
+}
 
 bool ShadowComputeBackend::bitwise() const { return device_.exact_capable() && tier_ == ops::Tier::debug; }
 
@@ -35,16 +41,14 @@ std::optional<std::vector<ops::HostTensor>> ShadowComputeBackend::run(const Grap
 
   // The oracle's work is neither metered (the run's memory is the device run's) nor handed
   // arguments (the copies are its own).
-  reference::ScopedMeter no_meter(nullptr);
-  reference::ScopedHandOver no_hand_over(nullptr);
+  runtime::ScopedMeter no_meter(nullptr);
+  runtime::ScopedHandOver no_hand_over(nullptr);
   const Region& r = g.region(region);
   std::string scope = r.name + " (" + r.hash.hex().substr(0, 12) + ")";
   std::uint64_t execution = ++executions_[scope];
   ++summary_.regions_checked;
   DiagnosticSink ref_diags;
-  reference::RunOptions ro;
-  ro.tier = tier_;
-  auto want = reference::run_region(g, region, copy, ref_diags, ro);
+  auto want = reference_->run_region(g, region, copy, ref_diags);
   if (!want) {
     diags.warning("A0030", "shadow: the reference could not run region `" + scope + "`; it was not compared")
         .note(ref_diags.empty() ? "no diagnostic" : ref_diags.all().front().code + " " + ref_diags.all().front().message);
@@ -84,13 +88,12 @@ std::optional<std::vector<ops::HostTensor>> ShadowComputeBackend::run(const Grap
 std::vector<std::string> ShadowComputeBackend::drill_down(const Graph& g, RegionId region,
                                                           std::span<const ops::HostTensor> args) {
   std::vector<std::string> found;
-  reference::RunOptions ro;
-  ro.tier = tier_;
-  ro.evaluate = [&](const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs,
+  // The host walk with the reference's kernels, each node also run on the device.
+  runtime::WalkOptions wo;
+  wo.tier = tier_;
+  wo.evaluate = [&](const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs,
                     DiagnosticSink& d) -> std::optional<std::vector<ops::HostTensor>> {
-    ops::EvalOptions eo;
-    eo.tier = tier_;
-    auto want = ops::evaluate(op, inputs, attrs, d, eo);
+    auto want = reference_->run_op(op, inputs, attrs, d);
     if (!want || found.size() >= 4) return want;
     DiagnosticSink dev_diags;
     auto got = device_.run_op(op, inputs, attrs, dev_diags);
@@ -113,7 +116,7 @@ std::vector<std::string> ShadowComputeBackend::drill_down(const Graph& g, Region
     return want;  // downstream nodes see the reference's values: each node is judged alone
   };
   DiagnosticSink ignored;
-  reference::run_region(g, region, args, ignored, ro);
+  runtime::walk_region(g, region, args, ignored, wo);
   return found;
 }
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,8 @@ struct ShadowSummary {
 class ShadowComputeBackend final : public runtime::ComputeBackend {
  public:
   // `inner` runs the region for the program (its results are returned); `device` evaluates
-  // single nodes during a drill-down; `tier` is the run's tier.
+  // single nodes during a drill-down; `tier` is the run's tier. The oracle is the registry's
+  // `reference` backend at that tier.
   ShadowComputeBackend(runtime::ComputeBackend& inner, runtime::OpBackend& device, ops::Tier tier,
                        std::size_t max_findings = 8);
   std::string_view name() const override { return inner_.name(); }
@@ -60,6 +62,7 @@ class ShadowComputeBackend final : public runtime::ComputeBackend {
   std::vector<std::string> drill_down(const Graph& g, RegionId region, std::span<const ops::HostTensor> args);
   runtime::ComputeBackend& inner_;
   runtime::OpBackend& device_;
+  std::unique_ptr<runtime::OpBackend> reference_;
   ops::Tier tier_;
   std::size_t max_findings_;
   std::map<std::string, std::uint64_t> executions_;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -25,12 +24,6 @@ static std::string damaged_note(std::string_view kind) {
            "(under another name); delete this file to stop this warning";
   if (kind == "records") return "a run record cannot be re-created: delete the file; running the program again records a new run";
   return "the next run that stores the same content writes it again, in place of this file";
-}
-
-std::string Store::default_root() {
-  if (const char* h = std::getenv("RUNG_HOME"); h && *h) return h;
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".rung").string();
-  return ".rung";
 }
 
 std::string Store::path(std::string_view kind, const Hash256& id) const {

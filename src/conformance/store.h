@@ -1,5 +1,6 @@
-// The local store: content-addressed files under $RUNG_HOME (default ~/.rung), one folder
-// per kind (receipts/, records/), each file named by the SHA3-256 of its bytes and written
+// The local store: content-addressed files under one folder, the root its surface gives
+// (rung::Environment::home: $RUNG_HOME, default ~/.rung, for the CLI), one folder per kind
+// (receipts/, records/), each file named by the SHA3-256 of its bytes and written
 // atomically. A file whose name is not its hash, that is not a regular file, or that does
 // not decode is reported (Q-coded diagnostic) and ignored; it never crashes a reader.
 #pragma once
@@ -16,9 +17,7 @@ namespace rung::conformance {
 
 class Store {
  public:
-  // $RUNG_HOME, else $HOME/.rung, else ./.rung.
-  static std::string default_root();
-  explicit Store(std::string root = default_root()) : root_(std::move(root)) {}
+  explicit Store(std::string root) : root_(std::move(root)) {}
   const std::string& root() const { return root_; }
 
   // Writes `bytes` as kind/<sha3>; returns the hash (Q0001 on I/O failure).

@@ -12,7 +12,7 @@
 #include "plan/roles.h"
 #include "plan/row_split.h"
 #include "plan/tiling.h"
-#include "backends/reference/in_place.h"
+#include "runtime/in_place.h"
 #include "runtime/slot_lifetimes.h"
 
 namespace rung::plan {
@@ -308,15 +308,15 @@ class Planner {
         for (std::size_t i = 0; i < outs.size() && i < res->size(); ++i) outs[i].shape = (*res)[i].shape;
         site(label + " returns");
       } else {
-        // In place (backends/reference/in_place.h): the result takes a dying operand's buffer.
+        // In place (runtime/in_place.h): the result takes a dying operand's buffer.
         if (outs.size() == 1 && !resident_) {
-          std::vector<reference::OperandShape> shapes;
+          std::vector<runtime::OperandShape> shapes;
           for (std::size_t i = 0; i < ins.size(); ++i) {
             std::size_t here_uses = 0;
             for (const auto& other : node.inputs) here_uses += other.node == node.inputs[i].node;
             shapes.push_back({ins[i].dtype, ins[i].shape, uses.at(node.inputs[i].node) == here_uses && !params.count(node.inputs[i].node)});
           }
-          if (auto at = reference::in_place_operand(node.opcode, shapes, outs[0].dtype); at && ins[*at].buffer >= 0)
+          if (auto at = runtime::in_place_operand(node.opcode, shapes, outs[0].dtype); at && ins[*at].buffer >= 0)
             reuse = static_cast<std::int64_t>(*at);
         }
         Dispatch dsp;

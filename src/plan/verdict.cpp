@@ -48,7 +48,8 @@ std::string_view verdict_name(Verdict v) {
   return "?";
 }
 
-std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags, const runtime::BackendRegistry* registry) {
+std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags, const runtime::BackendRegistry* registry,
+                                           const runtime::BackendSettings& settings) {
   if (d == Device::cpu) {
     std::ifstream in("/proc/meminfo");
     std::string line;
@@ -70,7 +71,7 @@ std::optional<std::uint64_t> device_memory(Device d, std::string& source, Diagno
     reason = "the " + name + " backend is not built into this rung";
   } else {
     DiagnosticSink quiet;  // why the backend cannot start goes into a note, not an error of its own
-    auto backend = f->create(ops::Tier::debug, quiet);
+    auto backend = f->create(ops::Tier::debug, quiet, settings);
     if (!backend) {
       reason = "there is no " + name + " device here";
       if (!quiet.empty()) detail = quiet.all().front().code + ": " + quiet.all().front().message;

@@ -37,11 +37,12 @@ struct Assessment {
 };
 
 // The memory a device offers when no --budget is given: cpu from /proc/meminfo; cuda and
-// webgpu from their backend in `registry` (OpBackend::device_memory_bytes). nullopt with an
-// L0004 error naming the reason otherwise: the backend is not built, there is no device, or
-// it reports no size.
+// webgpu from their backend in `registry`, created with `settings` (OpBackend::
+// device_memory_bytes). nullopt with an L0004 error naming the reason otherwise: the backend
+// is not built, there is no device, or it reports no size.
 std::optional<std::uint64_t> device_memory(Device d, std::string& source, DiagnosticSink& diags,
-                                           const runtime::BackendRegistry* registry = nullptr);
+                                           const runtime::BackendRegistry* registry = nullptr,
+                                           const runtime::BackendSettings& settings = {});
 
 Assessment assess(const block::Program& p, const PlanOptions& opts, const MemoryPlan& plan, std::uint64_t budget);
 

@@ -31,7 +31,8 @@ static std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
-std::unique_ptr<OpBackend> BackendRegistry::create(std::string_view name, ops::Tier tier, DiagnosticSink& diags) const {
+std::unique_ptr<OpBackend> BackendRegistry::create(std::string_view name, ops::Tier tier, DiagnosticSink& diags,
+                                                   const BackendSettings& settings) const {
   const BackendFactory* f = find(name);
   if (!f) {
     auto& d = diags.error("C0015", "backend `" + std::string(name) + "` is not available in this build");
@@ -39,7 +40,7 @@ std::unique_ptr<OpBackend> BackendRegistry::create(std::string_view name, ops::T
     return nullptr;
   }
   std::size_t before = diags.all().size();
-  auto b = f->create(tier, diags);
+  auto b = f->create(tier, diags, settings);
   if (!b && diags.all().size() > before) diags.last().note("backends in this build: " + joined(names()));
   if (!b && diags.all().size() == before)
     diags.error("C0015", "backend `" + std::string(name) + "` could not be started").note("backends in this build: " + joined(names()));
@@ -47,24 +48,6 @@ std::unique_ptr<OpBackend> BackendRegistry::create(std::string_view name, ops::T
 }
 
 namespace {
-
-class ReferenceOpBackend final : public OpBackend {
- public:
-  explicit ReferenceOpBackend(ops::Tier t) : tier_(t) {}
-  ops::Backend id() const override { return ops::Backend::reference; }
-  ops::Tier tier() const override { return tier_; }
-  DeviceProfile profile() const override { return {"reference", "scalar reference kernels", {}}; }
-  std::string kernel_hash(const ops::OpDef& op) const override { return "reference:" + op.name; }
-  std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
-                                                     const AttrMap& attrs, DiagnosticSink& diags) override {
-    ops::EvalOptions eo;
-    eo.tier = tier_;
-    return ops::evaluate(op, inputs, attrs, diags, eo);
-  }
-
- private:
-  ops::Tier tier_;
-};
 
 class OpBackendAdapter final : public ComputeBackend {
  public:
@@ -81,8 +64,6 @@ class OpBackendAdapter final : public ComputeBackend {
 };
 
 }  // namespace
-
-std::unique_ptr<OpBackend> make_reference_op_backend(ops::Tier tier) { return std::make_unique<ReferenceOpBackend>(tier); }
 
 std::unique_ptr<ComputeBackend> as_compute_backend(OpBackend& b) { return std::make_unique<OpBackendAdapter>(b); }
 

@@ -1,8 +1,9 @@
 // Backends by name. Each backend library provides `register_<name>_backend(BackendRegistry&)`
-// and src/backends/all links the ones present in this build, so `rung run --backend cuda` on
-// a build without CUDA says so instead of failing obscurely. A factory returns null with a
-// diagnostic when the backend is built but cannot run here (no GPU, no adapter): the message
-// names the backends that can.
+// and src/backends/all links the ones present in this build (the reference always), so
+// `rung run --backend cuda` on a build without CUDA says so instead of failing obscurely. A
+// factory returns null with a diagnostic when the backend is built but cannot run here (no
+// GPU, no adapter): the message names the backends that can. Every backend is created with
+// the surface's settings (backend_settings.h), never from the process environment.
 #pragma once
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/backend_settings.h"
 #include "runtime/op_backend.h"
 
 namespace rung::runtime {
@@ -17,7 +19,7 @@ namespace rung::runtime {
 struct BackendFactory {
   std::string name;     // "reference", "cpu", "cuda", "webgpu"
   std::string summary;  // one line for `rung run --help` / diagnostics
-  std::function<std::unique_ptr<OpBackend>(ops::Tier, DiagnosticSink&)> create;
+  std::function<std::unique_ptr<OpBackend>(ops::Tier, DiagnosticSink&, const BackendSettings&)> create;
 };
 
 class BackendRegistry {
@@ -25,9 +27,10 @@ class BackendRegistry {
   void add(BackendFactory f);
   const BackendFactory* find(std::string_view name) const;
   std::vector<std::string> names() const;
-  // Creates `name` at `tier`; on failure a diagnostic (C0015 unknown / not built, or the
-  // backend's own code for "cannot run here") naming the alternatives.
-  std::unique_ptr<OpBackend> create(std::string_view name, ops::Tier tier, DiagnosticSink& diags) const;
+  // Creates `name` at `tier` with `settings`; on failure a diagnostic (C0015 unknown / not
+  // built, or the backend's own code for "cannot run here") naming the alternatives.
+  std::unique_ptr<OpBackend> create(std::string_view name, ops::Tier tier, DiagnosticSink& diags,
+                                    const BackendSettings& settings) const;
 
  private:
   std::vector<BackendFactory> factories_;
@@ -36,9 +39,6 @@ class BackendRegistry {
 // Every backend in this build (reference always; cpu, cuda, webgpu when built). Defined in
 // src/backends/all.
 BackendRegistry& backend_registry();
-
-// The reference backend as an OpBackend (the oracle).
-std::unique_ptr<OpBackend> make_reference_op_backend(ops::Tier tier);
 
 // The BlockIR executor runs regions through a ComputeBackend; this views an OpBackend as one
 // (the OpBackend must outlive it).

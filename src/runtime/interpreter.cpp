@@ -8,29 +8,16 @@
 #include <map>
 #include <unistd.h>
 
-#include "backends/reference/interpreter.h"
-#include "backends/reference/memory_meter.h"
+#include "base/check.h"
 #include "runtime/csv.h"
+#include "runtime/host_walk.h"
+#include "runtime/memory_meter.h"
 #include "runtime/npy.h"
 #include "runtime/slot_lifetimes.h"
+#include "runtime/walk_common.h"
 
 namespace rung::runtime {
 namespace {
-
-class ReferenceBackend final : public ComputeBackend {
- public:
-  explicit ReferenceBackend(ops::Tier t) : tier_(t) {}
-  std::string_view name() const override { return "reference"; }
-  std::optional<std::vector<ops::HostTensor>> run(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
-                                                  DiagnosticSink& diags) override {
-    reference::RunOptions o;
-    o.tier = tier_;
-    return reference::run_region(g, region, args, diags, o);
-  }
-
- private:
-  ops::Tier tier_;
-};
 
 enum class Flow { next, returned, failed, broke, continued };  // broke/continued: to the innermost loop
 
@@ -90,7 +77,7 @@ class Executor {
     Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth, {}, std::vector<bool>(f.slots.size()),
              &known->second};
     for (std::size_t i = 0; i < args.size(); ++i) {
-      std::string why = reference::fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
+      std::string why = fit_type(f.slots[f.params[i]].type, args[i], fr.bindings);
       if (!why.empty()) {
         std::string from = depth == 0 && i < o_.arg_origins.size() && !o_.arg_origins[i].empty()
                                ? " (from `" + o_.arg_origins[i] + "`)" : "";
@@ -103,7 +90,7 @@ class Executor {
     drop(fr, fr.drops->at_entry);
     Flow flow = body(fr, f.body);
     for (std::size_t i = 0; i < fr.slots.size(); ++i)
-      if (fr.slots[i] && !fr.borrowed[i]) reference::meter_release(*fr.slots[i]);
+      if (fr.slots[i] && !fr.borrowed[i]) meter_release(*fr.slots[i]);
     if (flow == Flow::failed) return std::nullopt;
     if (flow != Flow::returned && !f.results.empty()) {
       d_.error("X0006", "`" + f.name + "` ended without returning its results");
@@ -116,7 +103,7 @@ class Executor {
   struct Frame {
     const block::Function* f;
     std::vector<std::optional<ops::HostTensor>> slots;
-    reference::DimBindings bindings;
+    DimBindings bindings;
     int depth;
     std::vector<ops::HostTensor> returned;
     std::vector<bool> borrowed;  // slot holds a parameter's value, owned by the caller
@@ -126,7 +113,7 @@ class Executor {
   void drop(Frame& fr, const std::vector<block::SlotId>& ids) {
     for (block::SlotId id : ids) {
       if (!fr.slots[id]) continue;
-      if (!fr.borrowed[id]) reference::meter_release(*fr.slots[id]);
+      if (!fr.borrowed[id]) meter_release(*fr.slots[id]);
       fr.slots[id].reset();
       fr.borrowed[id] = false;
     }
@@ -137,8 +124,8 @@ class Executor {
   }
   // Every slot write goes through here, so the memory meter sees what the frame holds.
   void put(Frame& fr, block::SlotId id, ops::HostTensor v) {
-    if (fr.slots[id] && !fr.borrowed[id]) reference::meter_release(*fr.slots[id]);
-    reference::meter_allocate(v);
+    if (fr.slots[id] && !fr.borrowed[id]) meter_release(*fr.slots[id]);
+    meter_allocate(v);
     fr.borrowed[id] = false;
     fr.slots[id] = std::move(v);
   }
@@ -160,7 +147,7 @@ class Executor {
   }
   bool store(Frame& fr, const std::vector<block::SlotId>& ids, std::vector<ops::HostTensor>& vals, const block::Stmt& at) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      std::string why = reference::fit_type(fr.f->slots[ids[i]].type, vals[i], fr.bindings);
+      std::string why = fit_type(fr.f->slots[ids[i]].type, vals[i], fr.bindings);
       if (!why.empty()) {
         d_.error("X0003", "in `" + fr.f->name + "`: value for `" + fr.f->slots[ids[i]].name + "` " + why).primary(at.span);
         return false;
@@ -190,7 +177,7 @@ class Executor {
         // Values dying here are moved into the region, which frees them after their last
         // use inside (slot_lifetimes.h handed_over); not under a split policy (chunks copy).
         std::vector<ops::HostTensor> args;
-        reference::HandOver hand;
+        HandOver hand;
         hand.args = &args;
         hand.owned = o_.split ? std::vector<bool>(s.args.size(), false) : handed_over(*fr.drops, s, fr.borrowed);
         for (std::size_t i = 0; i < s.args.size(); ++i) {
@@ -204,8 +191,8 @@ class Executor {
         std::size_t before = d_.all().size();
         std::optional<std::vector<ops::HostTensor>> res;
         {
-          reference::ScopedHandOver scope(&hand);
-          reference::ScopedNodeSpans spans(&p_.node_spans);
+          ScopedHandOver scope(&hand);
+          ScopedNodeSpans spans(&p_.node_spans);
           res = o_.split ? run_split(*r, args) : o_.backend->run(p_.graph, *r, args, d_);
         }
         if (!res) {
@@ -217,7 +204,7 @@ class Executor {
         bool ok = store(fr, s.results, *res, s);
         if (!hand.taken)  // a backend that did not take them: freed where the slots would have been
           for (std::size_t i = 0; i < args.size(); ++i)
-            if (hand.owned[i]) reference::meter_release(args[i]);
+            if (hand.owned[i]) meter_release(args[i]);
         return ok ? Flow::next : Flow::failed;
       }
       case StmtKind::call: {
@@ -346,28 +333,28 @@ class Executor {
       for (std::size_t i = 0; i < part.size(); ++i)
         if (i < how->split.size() && how->split[i]) {
           part[i] = rows_of(args[i], lo, hi);
-          reference::meter_allocate(part[i]);
+          meter_allocate(part[i]);
         }
       auto res = o_.backend->run(g, how->region, part, d_);
       for (std::size_t i = 0; i < part.size(); ++i)
-        if (i < how->split.size() && how->split[i]) reference::meter_release(part[i]);
+        if (i < how->split.size() && how->split[i]) meter_release(part[i]);
       if (!res) return std::nullopt;
-      for (const auto& t : *res) reference::meter_allocate(t);
+      for (const auto& t : *res) meter_allocate(t);
       if (whole.empty())
         for (const auto& t : *res) {
           ops::Extents shape = t.shape();
           shape.at(0) = how->rows;
           whole.emplace_back(t.dtype(), shape);
-          reference::meter_allocate(whole.back());
+          meter_allocate(whole.back());
         }
       for (std::size_t k = 0; k < res->size(); ++k) {
         const auto& t = (*res)[k];
         std::size_t row = t.bytes().size() / std::max<std::uint64_t>(1, t.shape().at(0));
         std::copy(t.bytes().begin(), t.bytes().end(), whole[k].bytes().begin() + static_cast<std::ptrdiff_t>(lo * row));
-        reference::meter_release(t);
+        meter_release(t);
       }
     }
-    for (const auto& t : whole) reference::meter_release(t);  // the slots take them over
+    for (const auto& t : whole) meter_release(t);  // the slots take them over
     return whole;
   }
   static ops::HostTensor rows_of(const ops::HostTensor& t, std::uint64_t lo, std::uint64_t hi) {
@@ -388,8 +375,6 @@ class Executor {
 
 }  // namespace
 
-std::unique_ptr<ComputeBackend> make_reference_backend(ops::Tier tier) { return std::make_unique<ReferenceBackend>(tier); }
-
 std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std::string_view entry,
                                                     std::span<const ops::HostTensor> args, SourceMap& sources,
                                                     DiagnosticSink& diags, const ExecOptions& options) {
@@ -402,16 +387,11 @@ std::optional<std::vector<ops::HostTensor>> execute(const block::Program& p, std
         .note("exported functions: " + (names.empty() ? std::string("none") : names));
     return std::nullopt;
   }
-  ExecOptions o = options;
-  std::unique_ptr<ComputeBackend> fallback;
-  if (!o.backend) {
-    fallback = make_reference_backend(ops::tier_from_name(p.tier_of(*f)).value_or(ops::Tier::debug));
-    o.backend = fallback.get();
-  }
+  RUNG_CHECK(options.backend != nullptr, "execute needs ExecOptions::backend (a backend from the registry)");
   // The entry's arguments are held for the whole run (memory meter).
-  for (const auto& a : args) reference::meter_allocate(a);
-  auto result = Executor(p, sources, diags, o).call(*f, args, 0);
-  for (const auto& a : args) reference::meter_release(a);
+  for (const auto& a : args) meter_allocate(a);
+  auto result = Executor(p, sources, diags, options).call(*f, args, 0);
+  for (const auto& a : args) meter_release(a);
   return result;
 }
 

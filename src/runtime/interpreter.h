@@ -1,7 +1,8 @@
 // Executes a BlockIR program: walks the statements of the entry function, running each
-// `compute` on a ComputeBackend (the reference backend today), `call` recursively, loops
-// and conditionals on host scalars, and the io statements (print, read). Loops that run
-// longer than a second report progress through ExecOptions::progress. Diagnostics X0001..X0006.
+// `compute` on the ComputeBackend the caller gives (a registry backend seen through
+// as_compute_backend, or a policy over one), `call` recursively, loops and conditionals on
+// host scalars, and the io statements (print, read). Loops that run longer than a second
+// report progress through ExecOptions::progress. Diagnostics X0001..X0006.
 #pragma once
 
 #include <atomic>
@@ -29,9 +30,6 @@ class ComputeBackend {
                                                           std::span<const ops::HostTensor> args, DiagnosticSink& diags) = 0;
 };
 
-// The reference backend (scalar oracle kernels) at a tier.
-std::unique_ptr<ComputeBackend> make_reference_backend(ops::Tier tier);
-
 // How one `compute` runs, when a policy decides (src/plan's streaming and binding-limit
 // splits): the region as given, another region (a rewritten copy living in `graph`), and
 // optionally in chunks of `chunk` rows over dim 0 of the arguments marked in `split`, each
@@ -51,7 +49,7 @@ using SplitPolicy = std::function<std::optional<ComputeSplit>(const Graph& g, Re
 
 struct ExecOptions {
   SplitPolicy split;                 // empty: every region runs whole
-  ComputeBackend* backend = nullptr;
+  ComputeBackend* backend = nullptr;  // required: where each `compute` runs
   std::ostream* out = nullptr;       // where print goes (stdout if null)
   std::string base_dir;              // relative read paths resolve against it
   std::vector<std::string> data_dirs;  // ... or, when the file is not there, against these in order

@@ -1,7 +1,7 @@
 #include "runtime/op_backend.h"
 
-#include "backends/reference/interpreter.h"
 #include "base/canonical.h"
+#include "runtime/host_walk.h"
 
 #include <set>
 
@@ -72,11 +72,11 @@ const ops::KernelEntry* OpBackend::kernel(const ops::OpDef& op, DType dtype) con
 std::optional<std::vector<ops::HostTensor>> OpBackend::run_region(const Graph& g, RegionId region,
                                                                   std::span<const ops::HostTensor> args,
                                                                   DiagnosticSink& diags) {
-  reference::RunOptions o;
+  WalkOptions o;
   o.tier = tier();
   o.evaluate = [this](const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs,
                       DiagnosticSink& d) { return run_op(op, inputs, attrs, d); };
-  return reference::run_region(g, region, args, diags, o);
+  return walk_region(g, region, args, diags, o);
 }
 
 }  // namespace rung::runtime

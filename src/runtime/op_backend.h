@@ -7,8 +7,9 @@
 //   - `kernel_hash(op)` identifies the kernel's code (source text, binary, or build id), so a
 //     receipt is invalidated when the kernel changes;
 //   - `run_op` runs one op on host tensors (device backends upload, dispatch, download);
-//   - `run_region` runs a whole GraphIR region (device backends keep buffers resident; the
-//     default walks nodes and calls run_op).
+//   - `run_region` runs a whole GraphIR region (device backends keep buffers resident with
+//     the device walk, device_walk.h; the default is the host walk, host_walk.h, calling
+//     run_op for each node).
 // Backends register a factory in the BackendRegistry (runtime/backend_registry.h).
 #pragma once
 
@@ -114,7 +115,7 @@ class OpBackend {
   // node by node instead. Empty for backends that generate none.
   virtual std::map<std::string, std::string> generated_kernels() const { return {}; }
 
-  // A whole region. Default: the reference interpreter's walk with run_op for each node.
+  // A whole region. Default: the host walk (host_walk.h) with run_op for each node.
   virtual std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                                  std::span<const ops::HostTensor> args,
                                                                  DiagnosticSink& diags);

@@ -37,7 +37,7 @@ SlotDrops slot_drops(const block::Function& f);
 // Per argument of `s`: whether the executor hands its value over to the region (`s` is a
 // `compute`, the slot dies at `s`, is passed once, is not a result of `s` and does not
 // borrow a parameter). The region then frees it after its last use inside, not after `s`
-// (reference::HandOver); the planner models the same.
+// (runtime::HandOver, host_walk.h); the planner models the same.
 std::vector<bool> handed_over(const SlotDrops& d, const block::Stmt& s, const std::vector<bool>& borrowed);
 
 }  // namespace rung::runtime

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "frontend/frontend.h"
 
 namespace rung {

@@ -7,7 +7,7 @@
 
 #include "autodiff/autodiff.h"
 #include "autodiff/gradcheck.h"
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "ir/graph/walk.h"
 

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "autodiff/autodiff.h"
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "ops/registry.h"
 #include "ops/typing.h"

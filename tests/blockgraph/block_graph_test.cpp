@@ -99,7 +99,7 @@ TEST(BlockGraph, ReferenceRunRegionHasTheOpByOpBits) {
   for (bool attention_op : {true, false}) {
     const Case& c = block_case(attention_op);
     DiagnosticSink d;
-    auto backend = runtime::backend_registry().create("reference", ops::Tier::debug, d);
+    auto backend = runtime::backend_registry().create("reference", ops::Tier::debug, d, {});
     ASSERT_TRUE(backend) << first_error(d);
     auto compute = runtime::as_compute_backend(*backend);
     auto got = compute->run(c.graph.graph, c.graph.region(), c.in, d);
@@ -112,7 +112,7 @@ TEST(BlockGraph, CpuRunRegionHasTheOpByOpBits) {
   for (bool attention_op : {true, false}) {
     const Case& c = block_case(attention_op);
     DiagnosticSink d;
-    auto backend = runtime::backend_registry().create("cpu", ops::Tier::debug, d);
+    auto backend = runtime::backend_registry().create("cpu", ops::Tier::debug, d, {});
     ASSERT_TRUE(backend) << first_error(d);
     auto got = backend->run_region(c.graph.graph, c.graph.region(), c.in, d);
     ASSERT_TRUE(got.has_value()) << first_error(d);
@@ -158,7 +158,7 @@ TEST(BlockGraph, AnArgumentOfTheWrongShapeIsRefusedByRunRegion) {
   std::vector<ops::HostTensor> in = c.in;
   in[0] = ops::HostTensor(DType::f32, {c.dims.B, c.dims.T + 1, c.dims.D});
   DiagnosticSink d;
-  auto backend = runtime::backend_registry().create("cpu", ops::Tier::debug, d);
+  auto backend = runtime::backend_registry().create("cpu", ops::Tier::debug, d, {});
   ASSERT_TRUE(backend);
   EXPECT_FALSE(backend->run_region(c.graph.graph, c.graph.region(), in, d).has_value());
   EXPECT_TRUE(d.has_errors());

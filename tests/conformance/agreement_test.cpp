@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/reference/reference_backend.h"
 #include "conformance/exec_policy.h"
 #include "conformance/flush.h"
 #include "conformance/receipt.h"
@@ -223,7 +224,7 @@ TEST(Agreement, RunOnABackendThatIsNotExactCapableIsConvergent) {
 }
 
 TEST(Agreement, CapabilityGapGoesToTheDeclaredFallback) {
-  auto ref = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto ref = reference::make_backend(ops::Tier::debug);
   Placement host{"cpu", ref.get(), false, 0};
   Placement gpu{"webgpu", ref.get(), true, 1 << 20};
   DiagnosticSink d;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <set>
 
+#include "backends/reference/reference_backend.h"
 #include "broken_backend.h"
 #include "conformance/case_gen.h"
 #include "conformance/op_constraints.h"
@@ -29,7 +30,7 @@ const RowResult* row(const OpReport& r, std::string_view dtype) {
 }
 
 TEST(Conformance, ReferencePassesEveryOp) {
-  auto ref = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto ref = reference::make_backend(ops::Tier::debug);
   ConformOptions o;
   o.cases = 4;
   DiagnosticSink diags;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/reference/reference_backend.h"
 #include "broken_backend.h"
 #include "conformance/exec_policy.h"
 #include "conformance/receipt.h"
@@ -285,7 +286,7 @@ TEST(ReceiptCheck, FailingKernelIsRefusedUnderConform) {
 TEST(ReceiptCheck, ReferenceIsTheOracle) {
   TempStore t;
   Store s(t.dir.string());
-  auto ref = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto ref = reference::make_backend(ops::Tier::debug);
   DiagnosticSink d;
   auto uses = check_receipts({ops::op_registry().find("add")}, *ref, ReceiptMode::require, s, {}, d);
   ASSERT_TRUE(uses);
@@ -293,7 +294,7 @@ TEST(ReceiptCheck, ReferenceIsTheOracle) {
 }
 
 TEST(Policy, PlacementRecordsItsReason) {
-  auto ref = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto ref = reference::make_backend(ops::Tier::debug);
   Placement host{"cpu", ref.get(), false, 0};
   Placement gpu{"cuda", ref.get(), true, 1 << 20};
   PolicyConfig cfg;

@@ -2,7 +2,7 @@
 // with the node that differs on its own, and the device's results are what the run gets.
 #include <gtest/gtest.h>
 
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "broken_backend.h"
 #include "conformance/shadow.h"
 #include "ir/graph/builder.h"
@@ -71,7 +71,7 @@ TEST(Shadow, NamesTheNodeThatDiffersAndKeepsTheDeviceResults) {
 
 TEST(Shadow, AgreeingBackendReportsNothing) {
   Fixture f;
-  auto device = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto device = reference::make_backend(ops::Tier::debug);
   auto inner = runtime::as_compute_backend(*device);
   ShadowComputeBackend shadow(*inner, *device, ops::Tier::debug);
   DiagnosticSink diags;
@@ -100,7 +100,7 @@ class WrongRegionPath final : public runtime::ComputeBackend {
 
 TEST(Shadow, RegionPathDifferenceWithoutADifferingNode) {
   Fixture f;
-  auto device = runtime::make_reference_op_backend(ops::Tier::debug);
+  auto device = reference::make_backend(ops::Tier::debug);
   WrongRegionPath inner(*device);
   ShadowComputeBackend shadow(inner, *device, ops::Tier::debug);
   DiagnosticSink diags;

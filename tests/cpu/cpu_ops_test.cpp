@@ -129,23 +129,41 @@ TEST(CpuBackend, RefusesWithItsCodeWhenAKernelIsMissing) {
   EXPECT_TRUE(d.contains("H0001")) << codes(d);
 }
 
-TEST(CpuBackend, SimdEnvForcesTheTargetOrRefuses) {
+TEST(CpuBackend, SimdSettingForcesTheTargetOrRefuses) {
   struct Reset {
-    ~Reset() {
-      hwy::SetSupportedTargetsForTest(0);
-      unsetenv("RUNG_CPU_SIMD");
-    }
+    ~Reset() { hwy::SetSupportedTargetsForTest(0); }
   } reset;
   if (hwy::SupportedTargets() & HWY_AVX2) {
-    setenv("RUNG_CPU_SIMD", "AVX2", 1);
     DiagnosticSink d;
-    EXPECT_TRUE(apply_simd_env(d)) << codes(d);
+    EXPECT_TRUE(apply_simd_setting("AVX2", d)) << codes(d);
     EXPECT_EQ(simd_target_name(), "AVX2");
   }
-  setenv("RUNG_CPU_SIMD", "NOPE", 1);
   DiagnosticSink d;
-  EXPECT_FALSE(apply_simd_env(d));
+  EXPECT_FALSE(apply_simd_setting("NOPE", d));
   EXPECT_TRUE(d.contains("H0003")) << codes(d);
+}
+
+// The registry's factory takes RUNG_CPU_SIMD and RUNG_CPU_THREADS from its settings, never
+// from the process environment.
+TEST(CpuBackend, FactoryReadsItsSettings) {
+  struct Reset {
+    ~Reset() { hwy::SetSupportedTargetsForTest(0); }
+  } reset;
+  runtime::BackendRegistry registry;
+  runtime::register_cpu_backend(registry);
+  runtime::BackendSettings s;
+  s.values["RUNG_CPU_THREADS"] = "3";
+  DiagnosticSink d;
+  auto cpu = registry.create("cpu", ops::Tier::debug, d, s);
+  ASSERT_TRUE(cpu) << codes(d);
+  EXPECT_EQ(cpu->profile().facts.at("threads"), "3");
+  s.values["RUNG_CPU_SIMD"] = "NOPE";
+  EXPECT_FALSE(registry.create("cpu", ops::Tier::debug, d, s));
+  EXPECT_TRUE(d.contains("H0003")) << codes(d);
+  EXPECT_EQ(threads_setting(""), 0u);
+  EXPECT_EQ(threads_setting("2"), 2u);
+  EXPECT_EQ(threads_setting("0"), 0u);
+  EXPECT_EQ(threads_setting("5000"), 0u);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "backends/cpu/cpu_backend.h"
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "passes/pass.h"
 #include "runtime/backend_registry.h"
@@ -85,7 +85,7 @@ HostTensor random_values(const Extents& shape, std::mt19937& rng) {
 
 TEST(CpuFusedProperty, BroadcastGraphsGiveTheUnoptimizedReferenceBits) {
   DiagnosticSink start;
-  auto cpu = runtime::backend_registry().create("cpu", ops::Tier::debug, start);
+  auto cpu = runtime::backend_registry().create("cpu", ops::Tier::debug, start, {});
   ASSERT_TRUE(cpu);
   std::size_t broadcast_fused = 0, calls = 0;
   for (std::uint32_t seed = 0; seed < 200; ++seed) {

@@ -83,7 +83,7 @@ void expect_cpu_gives(const std::vector<HostTensor>& want, const Fixture& f, con
 
 TEST(CpuFusedRegion, MatchesTheReferenceAcrossChunksAndThreads) {
   DiagnosticSink start;
-  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, start);
+  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, start, {});
   ASSERT_TRUE(ref);
   for (std::uint64_t n : {0ull, 1ull, 16383ull, 16385ull, 40001ull}) {
     Fixture f = build(n);
@@ -154,7 +154,7 @@ TEST(CpuFusedRegion, BroadcastOperandsMatchTheReference) {
       {{3, 0}, {3, 1}, {1}},
   };
   DiagnosticSink start;
-  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, start);
+  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, start, {});
   ASSERT_TRUE(ref);
   std::uint64_t seed = 7;
   for (const auto& k : cases) {

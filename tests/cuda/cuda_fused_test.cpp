@@ -36,13 +36,16 @@ using ops::HostTensor;
 // The disk cache of compiled kernels goes to a fresh folder (removed at exit), not ~/.rung.
 struct FreshHome {
   std::string dir = (std::filesystem::temp_directory_path() / ("rung-fused-test-" + std::to_string(::getpid()))).string();
-  FreshHome() {
-    std::filesystem::create_directories(dir);
-    ::setenv("RUNG_HOME", dir.c_str(), 1);
-  }
+  std::string cache = cuda::fused_cache_dir(dir);
+  FreshHome() { std::filesystem::create_directories(dir); }
   ~FreshHome() {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
+  }
+  runtime::BackendSettings settings() const {
+    runtime::BackendSettings s;
+    s.home = dir;
+    return s;
   }
 } fresh_home;
 
@@ -148,6 +151,7 @@ std::unique_ptr<cuda::Context> device() {
   DiagnosticSink d;
   auto ctx = cuda::Context::create(ops::Tier::debug, d);
   if (!ctx) std::fprintf(stderr, "\n*** SKIPPED: no CUDA device here; the fused-region device tests did not run ***\n");
+  else ctx->fused_cache_dir = fresh_home.cache;
   return ctx;
 }
 
@@ -310,26 +314,26 @@ TEST(CudaFused, CubinsAreKeptOnDisk) {
   std::vector<cuda::FusedValue> types{{DType::f32, false}, {DType::f32, false}, {DType::f32, true}};
   auto src = cuda::generate_fused_kernel(b->g, b->g.region(b->callee), types, why);
   ASSERT_TRUE(src) << why;
-  std::filesystem::remove_all(cuda::fused_cache_dir());
+  std::filesystem::remove_all(fresh_home.cache);
   bool from_disk = true;
-  auto first = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  auto first = cuda::fused_cubin(*src, "sm_90", fresh_home.cache, error, &from_disk);
   ASSERT_FALSE(first.empty()) << error;
   EXPECT_FALSE(from_disk);
-  auto second = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  auto second = cuda::fused_cubin(*src, "sm_90", fresh_home.cache, error, &from_disk);
   EXPECT_TRUE(from_disk);
   EXPECT_EQ(first, second);
-  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(cuda::fused_cache_dir()), {}), 1);
-  auto entry = std::filesystem::directory_iterator(cuda::fused_cache_dir())->path();
+  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(fresh_home.cache), {}), 1);
+  auto entry = std::filesystem::directory_iterator(fresh_home.cache)->path();
   EXPECT_NE(entry.filename().string().find(src->hash + "-sm_90-nvrtc"), std::string::npos) << entry;
   {  // damage one byte of the cubin: the entry no longer checks out
     std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(100);
     f.put('\x5a');
   }
-  auto third = cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  auto third = cuda::fused_cubin(*src, "sm_90", fresh_home.cache, error, &from_disk);
   EXPECT_FALSE(from_disk);
   EXPECT_EQ(third, first);
-  cuda::fused_cubin(*src, "sm_90", error, &from_disk);
+  cuda::fused_cubin(*src, "sm_90", fresh_home.cache, error, &from_disk);
   EXPECT_TRUE(from_disk) << "the recompiled cubin was written back";
 }
 
@@ -356,7 +360,8 @@ TEST(CudaFused, EveryOpAndDtypeMatchesTheCpu) {
       std::vector<cuda::FusedValue> types;
       for (const auto& a : b->args) types.push_back({a.dtype, a.scalar});
       std::string why, error;
-      if (auto src = cuda::generate_fused_kernel(b->g, b->g.region(b->callee), types, why)) cuda::fused_kernel(*src, error);
+      if (auto src = cuda::generate_fused_kernel(b->g, b->g.region(b->callee), types, why))
+        cuda::fused_kernel(*src, fresh_home.cache, error);
     });
   for (auto& c : compilers) c.join();
   for (DType t : kPlainTypes) {
@@ -395,9 +400,9 @@ TEST(CudaFused, ChainsAtOddSizesMatchTheCpu) {
 // the reference's bits, and the fused call as one kernel (no U0005). Skips without a device.
 void expect_backend_gives_reference_bits(const Built& b, const std::vector<HostTensor>& args) {
   DiagnosticSink d;
-  auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d);
+  auto cuda_backend = runtime::backend_registry().create("cuda", ops::Tier::debug, d, fresh_home.settings());
   if (!cuda_backend) GTEST_SKIP() << "no CUDA device";
-  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, d);
+  auto ref = runtime::backend_registry().create("reference", ops::Tier::debug, d, {});
   ASSERT_TRUE(ref);
   auto want = ref->run_region(b.g, b.main, args, d);
   ASSERT_TRUE(want);

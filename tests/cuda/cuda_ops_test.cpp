@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "conformance/receipt.h"
 #include "cuda_cases.h"
 #include "ops/compare.h"
@@ -20,7 +20,7 @@ namespace rung {
 namespace {
 
 std::unique_ptr<runtime::OpBackend> make(ops::Tier tier, DiagnosticSink& d) {
-  return runtime::backend_registry().create("cuda", tier, d);
+  return runtime::backend_registry().create("cuda", tier, d, {});
 }
 
 #define REQUIRE_GPU(backend)                                                                             \

@@ -7,6 +7,7 @@
 
 #include "frontend/frontend.h"
 #include "runtime/interpreter.h"
+#include "support/reference_compute.h"
 
 namespace rung {
 
@@ -17,7 +18,8 @@ TEST(LoopProgress, ForAndWhileLoopsReportThroughTheCallback) {
   ASSERT_TRUE(p) << (diags.empty() ? "" : diags.all().front().message);
   std::vector<runtime::Progress> seen;
   std::ostringstream printed;
-  runtime::ExecOptions o;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions o = ref.options();
   o.out = &printed;
   o.progress = [&](const runtime::Progress& r) { seen.push_back(r); };
   o.progress_interval_s = 0;  // every iteration

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "ir/graph/walk.h"
 #include "passes/pass.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "autodiff/autodiff.h"
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "ops/evaluate.h"
 #include "passes/pass.h"

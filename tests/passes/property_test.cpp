@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-#include "backends/reference/interpreter.h"
+#include "backends/reference/reference_backend.h"
 #include "ir/graph/builder.h"
 #include "ir/graph/validator.h"
 #include "passes/pass.h"

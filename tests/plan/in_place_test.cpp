@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/reference/memory_meter.h"
 #include "ir/graph/builder.h"
 #include "ops/evaluate.h"
 #include "plan/memory_plan.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_meter.h"
 
 namespace rung::plan {
 namespace {
@@ -102,16 +102,16 @@ TEST(PlanInPlace, PeakDropsByTheReusedBufferAndRunsBitIdentical) {
   for (const char* name : {"reference", "cpu"}) {
     if (!runtime::backend_registry().find(name)) continue;
     DiagnosticSink bd;
-    auto ob = runtime::backend_registry().create(name, ops::Tier::debug, bd);
+    auto ob = runtime::backend_registry().create(name, ops::Tier::debug, bd, {});
     ASSERT_TRUE(ob) << name;
     auto backend = runtime::as_compute_backend(*ob);
     runtime::ExecOptions eo;
     eo.backend = backend.get();
     SourceMap sources;
-    reference::MemoryMeter meter;
+    runtime::MemoryMeter meter;
     std::optional<std::vector<ops::HostTensor>> out;
     {
-      reference::ScopedMeter scope(&meter);
+      runtime::ScopedMeter scope(&meter);
       out = runtime::execute(p, "main", in, sources, bd, eo);
     }
     ASSERT_TRUE(out) << name << ": " << (bd.empty() ? "" : bd.all()[0].message);

@@ -5,8 +5,7 @@
 #include <fstream>
 #include <random>
 
-#include "backends/reference/interpreter.h"
-#include "backends/reference/memory_meter.h"
+#include "backends/reference/reference_backend.h"
 #include "frontend/frontend.h"
 #include "ir/graph/builder.h"
 #include "plan/exec_plan.h"
@@ -18,8 +17,10 @@
 #include "plan/verdict.h"
 #include "runtime/backend_registry.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_meter.h"
 #include "runtime/npy.h"
 #include "runtime/slot_lifetimes.h"
+#include "support/reference_compute.h"
 #include "workflow/workflow.h"
 
 namespace rung::plan {
@@ -96,12 +97,13 @@ TEST(PlanBreakdown, TinyProgramExact) {
   EXPECT_EQ(sum, m->peak);  // every byte in exactly one class
 
   // The executor agrees byte for byte.
-  reference::MemoryMeter meter;
+  runtime::MemoryMeter meter;
   SourceMap sources;
   std::vector<ops::HostTensor> args{ops::HostTensor(DType::f32, {4, 8})};
+  test_support::ReferenceCompute ref;
   {
-    reference::ScopedMeter scope(&meter);
-    ASSERT_TRUE(runtime::execute(p, "main", args, sources, d, {}));
+    runtime::ScopedMeter scope(&meter);
+    ASSERT_TRUE(runtime::execute(p, "main", args, sources, d, ref.options()));
   }
   EXPECT_EQ(meter.peak(), m->peak);
 }
@@ -261,8 +263,8 @@ TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
   // The cpu backend when built (debug tier: the reference's bits, and the same region walk
   // and meter), which trains digits in a fraction of the reference's time.
   DiagnosticSink bd;
-  auto ops_backend = runtime::backend_registry().find("cpu") ? runtime::backend_registry().create("cpu", ops::Tier::debug, bd)
-                                                             : runtime::backend_registry().create("reference", ops::Tier::debug, bd);
+  auto ops_backend = runtime::backend_registry().find("cpu") ? runtime::backend_registry().create("cpu", ops::Tier::debug, bd, {})
+                                                             : runtime::backend_registry().create("reference", ops::Tier::debug, bd, {});
   ASSERT_TRUE(ops_backend);
   auto backend = runtime::as_compute_backend(*ops_backend);
   std::printf("backend: %s\n", backend->name().data());
@@ -308,7 +310,7 @@ TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
       continue;
     }
     ASSERT_TRUE(m) << path << ": " << (d.empty() ? "" : d.all()[0].message);
-    reference::MemoryMeter meter;
+    runtime::MemoryMeter meter;
     std::ostringstream out;
     runtime::ExecOptions eo;
     eo.backend = backend.get();
@@ -316,7 +318,7 @@ TEST(PlanAccuracy, PlannedMatchesMeasuredOnExamples) {
     eo.base_dir = path.parent_path().string();
     eo.data_dirs = {(kSource / "build/data").string()};  // digits.csv
     {
-      reference::ScopedMeter scope(&meter);
+      runtime::ScopedMeter scope(&meter);
       ASSERT_TRUE(runtime::execute(*p, f->name, args, sources, d, eo)) << path;
     }
     double delta = 100.0 * (static_cast<double>(meter.peak()) - static_cast<double>(m->peak)) / static_cast<double>(m->peak);
@@ -424,13 +426,14 @@ std::optional<Metered> run_metered(const block::Program& p, const std::vector<op
                                    DiagnosticSink& d) {
   auto policy = make_split_policy(p.graph, o, d);
   if (!policy) return std::nullopt;
-  runtime::ExecOptions eo;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions eo = ref.options();
   eo.split = *policy;
   SourceMap sources;
-  reference::MemoryMeter meter;
+  runtime::MemoryMeter meter;
   std::optional<std::vector<ops::HostTensor>> out;
   {
-    reference::ScopedMeter scope(&meter);
+    runtime::ScopedMeter scope(&meter);
     out = runtime::execute(p, "main", args, sources, d, eo);
   }
   if (!out) return std::nullopt;
@@ -545,18 +548,18 @@ TEST(PlanDeviceMemory, AsksTheBackendOrSaysWhyNot) {
   runtime::BackendRegistry none;
   EXPECT_NE(message(none).find("not built"), std::string::npos) << message(none);
   runtime::BackendRegistry absent;
-  absent.add({"cuda", "test", [](ops::Tier, DiagnosticSink& d) -> std::unique_ptr<runtime::OpBackend> {
+  absent.add({"cuda", "test", [](ops::Tier, DiagnosticSink& d, const runtime::BackendSettings&) -> std::unique_ptr<runtime::OpBackend> {
                 d.error("U0001", "no CUDA device");
                 return nullptr;
               }});
   EXPECT_NE(message(absent).find("there is no cuda device"), std::string::npos) << message(absent);
   runtime::BackendRegistry silent;
-  silent.add({"cuda", "test", [](ops::Tier, DiagnosticSink&) -> std::unique_ptr<runtime::OpBackend> {
+  silent.add({"cuda", "test", [](ops::Tier, DiagnosticSink&, const runtime::BackendSettings&) -> std::unique_ptr<runtime::OpBackend> {
                 return std::make_unique<FakeDevice>(std::nullopt);
               }});
   EXPECT_NE(message(silent).find("reports no memory size for Fake GPU"), std::string::npos) << message(silent);
   runtime::BackendRegistry reporting;
-  reporting.add({"cuda", "test", [](ops::Tier, DiagnosticSink&) -> std::unique_ptr<runtime::OpBackend> {
+  reporting.add({"cuda", "test", [](ops::Tier, DiagnosticSink&, const runtime::BackendSettings&) -> std::unique_ptr<runtime::OpBackend> {
                    return std::make_unique<FakeDevice>(8ull << 30);
                  }});
   DiagnosticSink d;

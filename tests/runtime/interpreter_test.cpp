@@ -7,6 +7,7 @@
 #include "ir/graph/samples.h"
 #include "runtime/interpreter.h"
 #include "runtime/tensor_hash.h"
+#include "support/reference_compute.h"
 
 namespace rung {
 namespace {
@@ -33,7 +34,8 @@ TEST(Execute, RunsTheSampleMlpAndBindsTheBatchDim) {
   block::Program p = block::program_from_graph(sample_mlp(), "mlp", {"debug", "exact"});
   SourceMap sm;
   DiagnosticSink d;
-  runtime::ExecOptions o;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions o = ref.options();
   auto out = runtime::execute(p, "predict", mlp_args(5), sm, d, o);
   ASSERT_TRUE(out) << (d.empty() ? "" : d.all().front().message);
   ASSERT_EQ(out->size(), 1u);
@@ -48,7 +50,8 @@ TEST(Execute, RunsTheSampleMlpAndBindsTheBatchDim) {
 TEST(Execute, ArgumentsThatDoNotFitAreDiagnosed) {
   block::Program p = block::program_from_graph(sample_mlp(), "mlp", {"debug", "exact"});
   SourceMap sm;
-  runtime::ExecOptions o;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions o = ref.options();
   auto args = mlp_args(2);
   args[0] = filled({2, 783}, 1, 9);
   DiagnosticSink d;
@@ -93,7 +96,8 @@ TEST(Execute, LoopsPrintAndReturn) {
   SourceMap sm;
   DiagnosticSink d;
   std::ostringstream printed;
-  runtime::ExecOptions o;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions o = ref.options();
   o.out = &printed;
   auto out = runtime::execute(p, "main", {}, sm, d, o);
   ASSERT_TRUE(out) << (d.empty() ? "" : d.all().front().message);

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "adapter_settings.h"
 #include "backends/webgpu/backend.h"
 #include "ir/graph/type_parse.h"
 #include "op_cases.h"
@@ -26,9 +27,8 @@ const std::map<std::string, std::string> kMissing = {};
 
 runtime::OpBackend* backend() {
   static std::unique_ptr<runtime::OpBackend> b = [] {
-    setenv("RUNG_WEBGPU_ADAPTER", std::getenv("RUNG_WEBGPU_ADAPTER") ? std::getenv("RUNG_WEBGPU_ADAPTER") : "swiftshader", 1);
     DiagnosticSink d;
-    auto be = make_webgpu_backend(ops::Tier::prod, d);
+    auto be = make_webgpu_backend(ops::Tier::prod, d, test_adapter_settings());
     for (const auto& x : d.all()) ADD_FAILURE() << x.code << ": " << x.message;
     return be;
   }();

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdlib>
 
+#include "adapter_settings.h"
 #include "backends/webgpu/backend.h"
 #include "backends/webgpu/executor.h"
 #include "backends/webgpu/wgsl/generator.h"
@@ -33,11 +34,10 @@ TEST(WebGpuLimits, GeneratorSplitsAtTheW3CDefault) {
 }
 
 TEST(WebGpuLimits, SplitDispatchesGiveEveryElementOnTheDevice) {
-  setenv("RUNG_WEBGPU_ADAPTER", std::getenv("RUNG_WEBGPU_ADAPTER") ? std::getenv("RUNG_WEBGPU_ADAPTER") : "swiftshader", 1);
   DiagnosticSink d;
   BackendOptions o;
   o.device.max_storage_binding = kW3CBinding;
-  auto b = make_webgpu_backend(ops::Tier::prod, d, o);
+  auto b = make_webgpu_backend(ops::Tier::prod, d, test_adapter_settings(), o);
   ASSERT_TRUE(b) << (d.empty() ? "" : d.all()[0].message);
   EXPECT_EQ(b->profile().facts.at("max_storage_binding"), std::to_string(kW3CBinding));
   const std::uint64_t n = kW3CBinding / 4 + 1024;  // 128 MiB + 4 KiB of f32
@@ -59,11 +59,10 @@ struct Pair {
 };
 Pair& backends() {
   static Pair p = [] {
-    setenv("RUNG_WEBGPU_ADAPTER", std::getenv("RUNG_WEBGPU_ADAPTER") ? std::getenv("RUNG_WEBGPU_ADAPTER") : "swiftshader", 1);
     DiagnosticSink d;
     BackendOptions o;
     o.device.max_storage_binding = kW3CBinding;
-    Pair r{make_webgpu_backend(ops::Tier::prod, d, o), make_webgpu_backend(ops::Tier::prod, d)};
+    Pair r{make_webgpu_backend(ops::Tier::prod, d, test_adapter_settings(), o), make_webgpu_backend(ops::Tier::prod, d, test_adapter_settings())};
     for (const auto& x : d.all()) ADD_FAILURE() << x.code << ": " << x.message;
     return r;
   }();

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "adapter_settings.h"
 #include "backends/webgpu/backend.h"
 #include "conformance/exec_policy.h"
 
@@ -17,9 +18,8 @@ namespace fs = std::filesystem;
 
 runtime::OpBackend* backend() {
   static std::unique_ptr<runtime::OpBackend> b = [] {
-    setenv("RUNG_WEBGPU_ADAPTER", std::getenv("RUNG_WEBGPU_ADAPTER") ? std::getenv("RUNG_WEBGPU_ADAPTER") : "swiftshader", 1);
     DiagnosticSink d;
-    auto be = make_webgpu_backend(ops::Tier::prod, d);
+    auto be = make_webgpu_backend(ops::Tier::prod, d, test_adapter_settings());
     for (const auto& x : d.all()) ADD_FAILURE() << x.code << ": " << x.message;
     return be;
   }();

@@ -5,6 +5,7 @@
 
 #include "ir/block/verify.h"
 #include "runtime/interpreter.h"
+#include "support/reference_compute.h"
 #include "workflow/workflow.h"
 
 namespace rung {
@@ -54,7 +55,8 @@ TEST(Workflow, TheExampleLowersVerifiesAndRuns) {
   for (int i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
   for (int i = 0; i < 32; ++i) w[i] = i % 2 ? 1.0f : 0.0f;
   std::vector<ops::HostTensor> args = {ops::HostTensor::from_f32({2, 8}, x), ops::HostTensor::from_f32({8, 4}, w)};
-  runtime::ExecOptions o;
+  test_support::ReferenceCompute ref;
+  runtime::ExecOptions o = ref.options();
   auto out = runtime::execute(*p, "center_and_project", args, sm, d, o);
   ASSERT_TRUE(out) << (d.empty() ? "" : d.all()[0].message);
   // Rows 0..7 and 8..15 centre to -4 and +4 in every column; w's odd columns are all ones,

@@ -2,6 +2,7 @@
 
 namespace rung::runtime {
 
+void register_reference_backend(BackendRegistry& r);
 #if RUNG_HAVE_BACKEND_CPU
 void register_cpu_backend(BackendRegistry& r);
 #endif
@@ -15,8 +16,7 @@ void register_webgpu_backend(BackendRegistry& r);
 BackendRegistry& backend_registry() {
   static BackendRegistry* r = [] {
     auto* reg = new BackendRegistry;
-    reg->add({"reference", "scalar reference kernels: the oracle every backend is compared with",
-              [](ops::Tier t, DiagnosticSink&) { return make_reference_op_backend(t); }});
+    register_reference_backend(*reg);
 #if RUNG_HAVE_BACKEND_CPU
     register_cpu_backend(*reg);
 #endif

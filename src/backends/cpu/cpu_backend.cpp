@@ -11,13 +11,13 @@
 
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cpu/fused_region.h"
-#include "backends/reference/interpreter.h"
 #include "base/check.h"
 #include "backends/cpu/simd.h"
 #include "backends/cpu/source_hash.h"
 #include "ops/fp_env.h"
 #include "ops/numerics/portable.h"
 #include "ops/typing.h"
+#include "runtime/host_walk.h"
 
 namespace rung::cpu {
 
@@ -68,23 +68,22 @@ std::string simd_target_name() {
   return hwy::TargetName(t & -t);
 }
 
-bool apply_simd_env(DiagnosticSink& diags) {
-  const char* want = std::getenv("RUNG_CPU_SIMD");
-  if (!want || !*want) return true;
+bool apply_simd_setting(const std::string& want, DiagnosticSink& diags) {
+  if (want.empty()) return true;
   std::string names;
   for (std::int64_t bits = HWY_TARGETS; bits != 0; bits &= bits - 1) {
     std::int64_t t = bits & -bits;
     names += std::string(names.empty() ? "" : ", ") + hwy::TargetName(t);
     if (want != std::string(hwy::TargetName(t))) continue;
     if (!(hwy::SupportedTargets() & t)) {
-      diags.error("H0003", std::string("RUNG_CPU_SIMD=") + want + ": this CPU does not support that Highway target")
+      diags.error("H0003", "RUNG_CPU_SIMD=" + want + ": this CPU does not support that Highway target")
           .note("the best target here is " + simd_target_name());
       return false;
     }
     hwy::SetSupportedTargetsForTest(t);
     return true;
   }
-  diags.error("H0003", std::string("RUNG_CPU_SIMD=") + want + " names no Highway target of this build").note("targets: " + names);
+  diags.error("H0003", "RUNG_CPU_SIMD=" + want + " names no Highway target of this build").note("targets: " + names);
   return false;
 }
 
@@ -101,13 +100,6 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-unsigned threads_from_env() {
-  if (const char* s = std::getenv("RUNG_CPU_THREADS")) {
-    long v = std::strtol(s, nullptr, 10);
-    if (v > 0 && v <= 1024) return static_cast<unsigned>(v);
-  }
-  return 0;
-}
 
 // HostTensor::canonicalize_nans (every NaN becomes the dtype's canonical quiet NaN), with
 // large outputs scanned over threads.
@@ -229,12 +221,12 @@ class CpuBackend final : public runtime::OpBackend {
     return outputs;
   }
 
-  // The reference walk with this backend's kernels; `call` nodes of fused elementwise
-  // regions run chunk by chunk (fused_region.h) instead of node by node.
+  // The host walk with this backend's kernels; `call` nodes of fused elementwise regions run
+  // chunk by chunk (fused_region.h) instead of node by node.
   std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
                                                          std::span<const ops::HostTensor> args,
                                                          DiagnosticSink& diags) override {
-    reference::RunOptions o;
+    runtime::WalkOptions o;
     o.tier = tier_;
     o.evaluate = [this](const ops::OpDef& op, std::span<const ops::HostTensor> in, const AttrMap& attrs,
                         DiagnosticSink& d) { return run_op(op, in, attrs, d); };
@@ -248,7 +240,7 @@ class CpuBackend final : public runtime::OpBackend {
       out = run_fused_elementwise(graph, call, in, pool_, d, poison_);
       return true;
     };
-    return reference::run_region(g, region, args, diags, o);
+    return runtime::walk_region(g, region, args, diags, o);
   }
 
  private:
@@ -260,8 +252,13 @@ class CpuBackend final : public runtime::OpBackend {
 }  // namespace
 
 std::unique_ptr<runtime::OpBackend> make_cpu_backend(ops::Tier tier, CpuOptions options) {
-  unsigned threads = options.threads ? options.threads : threads_from_env();
-  return std::make_unique<CpuBackend>(tier, threads, options.poison_uninitialized);
+  return std::make_unique<CpuBackend>(tier, options.threads, options.poison_uninitialized);
+}
+
+unsigned threads_setting(const std::string& value) {
+  if (value.empty()) return 0;
+  long v = std::strtol(value.c_str(), nullptr, 10);
+  return v > 0 && v <= 1024 ? static_cast<unsigned>(v) : 0;
 }
 
 }  // namespace rung::cpu
@@ -271,9 +268,9 @@ namespace rung::runtime {
 void register_cpu_backend(BackendRegistry& r) {
   cpu::register_cpu_kernels();
   r.add({"cpu", "SIMD (Highway) and multithreaded kernels, bit-identical to the reference in tier debug",
-         [](ops::Tier t, DiagnosticSink& d) -> std::unique_ptr<OpBackend> {
-           if (!cpu::apply_simd_env(d)) return nullptr;
-           return cpu::make_cpu_backend(t);
+         [](ops::Tier t, DiagnosticSink& d, const BackendSettings& s) -> std::unique_ptr<OpBackend> {
+           if (!cpu::apply_simd_setting(s.value("RUNG_CPU_SIMD"), d)) return nullptr;
+           return cpu::make_cpu_backend(t, {.threads = cpu::threads_setting(s.value("RUNG_CPU_THREADS"))});
          }});
 }
 

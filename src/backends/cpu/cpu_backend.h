@@ -17,7 +17,7 @@
 namespace rung::cpu {
 
 struct CpuOptions {
-  unsigned threads = 0;  // 0: RUNG_CPU_THREADS if set, else every hardware thread
+  unsigned threads = 0;  // 0: every hardware thread
   // Outputs that kernels overwrite entirely are allocated without a zero fill; tests set this
   // to fill them with a junk pattern instead, so a kernel that skips an element shows.
   bool poison_uninitialized = false;
@@ -31,12 +31,16 @@ void register_cpu_kernels();
 // The Highway target the dispatched kernels run on now ("AVX3", "AVX2", ...).
 std::string simd_target_name();
 
-// RUNG_CPU_SIMD=<target> (a name simd_target_name() can return: AVX3, AVX2, SSE4, SSSE3 on
-// x86-64) restricts Highway's dispatch to that target for the whole process, so an example
-// can be run and hashed per instruction set; unset or empty: the best target the CPU has.
+// The setting RUNG_CPU_SIMD=<target> (a name simd_target_name() can return: AVX3, AVX2, SSE4,
+// SSSE3 on x86-64) restricts Highway's dispatch to that target for the whole process, so an
+// example can be run and hashed per instruction set; empty: the best target the CPU has.
 // False after an H0003 diagnostic (an unknown name, or a target this CPU lacks). The
-// backend registry's factory applies it.
-bool apply_simd_env(DiagnosticSink& diags);
+// backend registry's factory applies the value its settings hold.
+bool apply_simd_setting(const std::string& want, DiagnosticSink& diags);
+
+// The thread count the setting RUNG_CPU_THREADS asks for: 1..1024, else 0 (every hardware
+// thread). The backend registry's factory passes it as CpuOptions::threads.
+unsigned threads_setting(const std::string& value);
 
 }  // namespace rung::cpu
 

@@ -16,6 +16,7 @@
 #include "ops/host_tensor.h"
 #include "ops/registry.h"
 #include "ops/tier.h"
+#include "runtime/backend_settings.h"
 #include "runtime/op_backend.h"
 
 namespace rung::cuda {
@@ -75,6 +76,8 @@ class Context {
   std::uint64_t fused_one_kernel = 0, fused_op_by_op = 0;
   std::map<std::string, std::string> fused_kernels;
   bool fuse_elementwise = true;  // RUNG_CUDA_FUSION=off turns the generated kernels off (for comparisons)
+  // Where compiled fused kernels are kept between processes (fused_module.h); empty: not on disk.
+  std::string fused_cache_dir;
 
  private:
   Context() = default;
@@ -107,8 +110,9 @@ bool fast_matmul_admits(Context& ctx, const DevTensor& a, const DevTensor& b, co
                         bool& admit, DiagnosticSink& diags);
 bool fast_matmul(Context& ctx, const DevTensor& a, const DevTensor& b, DevTensor& c, const MatmulSpec& m, DiagnosticSink& diags);
 
-// The backend (registered as "cuda").
-std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, DiagnosticSink& diags);
+// The backend (registered as "cuda"). Settings: RUNG_CUDA_FUSION=off runs fused regions op
+// by op; `home` holds the fused-kernel cache (home/cuda-fused).
+std::unique_ptr<runtime::OpBackend> make_cuda_backend(ops::Tier tier, DiagnosticSink& diags, const runtime::BackendSettings& settings);
 
 // For callers that keep values on the device across runs (benchmarks): the backend's
 // context (its stream, counters and fused-kernel record), and run_region without its uploads

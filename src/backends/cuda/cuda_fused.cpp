@@ -87,7 +87,7 @@ FusedOutcome run_fused_call(Context& ctx, const Graph& g, const Region& callee, 
     return FusedOutcome::op_by_op;
   }
   std::string error;
-  const FusedKernel* k = fused_kernel(*gen->src, error);
+  const FusedKernel* k = fused_kernel(*gen->src, ctx.fused_cache_dir, error);
   if (!k) {
     diags.error("U0006", "the fused elementwise region `" + callee.name + "` could not be built for the device: " + error)
         .note("generated kernel " + gen->src->hash);

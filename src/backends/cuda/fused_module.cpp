@@ -45,11 +45,9 @@ std::string device_arch(std::string& error) {
 
 bool fused_compiler_available() { return RUNG_CUDA_HAVE_NVRTC != 0; }
 
-std::string fused_cache_dir() {
-  namespace fs = std::filesystem;
-  if (const char* h = std::getenv("RUNG_HOME"); h && *h) return (fs::path(h) / "cuda-fused").string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".rung" / "cuda-fused").string();
-  return (fs::path(".rung") / "cuda-fused").string();
+std::string fused_cache_dir(const std::string& home) {
+  if (home.empty()) return {};
+  return (std::filesystem::path(home) / "cuda-fused").string();
 }
 
 namespace {
@@ -64,11 +62,13 @@ std::string nvrtc_version() {
 
 }  // namespace
 
-std::vector<char> fused_cubin(const FusedSource& src, const std::string& arch, std::string& error, bool* from_disk) {
+std::vector<char> fused_cubin(const FusedSource& src, const std::string& arch, const std::string& cache_dir, std::string& error,
+                              bool* from_disk) {
   namespace fs = std::filesystem;
   if (from_disk) *from_disk = false;
+  if (cache_dir.empty()) return compile_fused_kernel(src, arch, error);
   static const std::string version = nvrtc_version();
-  std::string path = (fs::path(fused_cache_dir()) / (src.hash + "-" + arch + "-nvrtc" + version + ".cubin")).string();
+  std::string path = (fs::path(cache_dir) / (src.hash + "-" + arch + "-nvrtc" + version + ".cubin")).string();
   {
     DiagnosticSink quiet;  // a missing or unreadable entry is a cache miss
     std::error_code ec;
@@ -158,7 +158,7 @@ std::vector<std::string> fused_compile_options(const std::string& arch) {
   return {"--gpu-architecture=" + arch, "--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true", "-std=c++20"};
 }
 
-const FusedKernel* fused_kernel(const FusedSource& src, std::string& error) {
+const FusedKernel* fused_kernel(const FusedSource& src, const std::string& cache_dir, std::string& error) {
   std::string arch = device_arch(error);
   if (arch.empty()) return nullptr;
   std::string key = src.hash + "/" + arch;
@@ -168,7 +168,7 @@ const FusedKernel* fused_kernel(const FusedSource& src, std::string& error) {
     if (it != cache().end()) return it->second.get();
   }
   // Compiled outside the lock: NVRTC is thread-safe, so regions compile concurrently.
-  std::vector<char> cubin = fused_cubin(src, arch, error);
+  std::vector<char> cubin = fused_cubin(src, arch, cache_dir, error);
   if (cubin.empty()) return nullptr;
   cudaLibrary_t lib = nullptr;
   cudaError_t e = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);

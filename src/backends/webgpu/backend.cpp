@@ -1,8 +1,5 @@
 #include "backends/webgpu/backend.h"
 
-#include <unordered_map>
-
-#include "backends/reference/interpreter.h"
 #include "backends/webgpu/executor.h"
 #include "backends/webgpu/memory_model.h"
 #include "backends/webgpu/wgsl/generator.h"
@@ -10,6 +7,7 @@
 #include "base/hash.h"
 #include "ir/graph/walk.h"
 #include "ops/kernel_coverage.h"
+#include "runtime/device_walk.h"
 
 namespace rung::webgpu {
 
@@ -68,7 +66,9 @@ void register_webgpu_kernels(ops::OpRegistry& r) {
 
 namespace {
 
-class WebGpuBackend final : public runtime::OpBackend {
+// run_op and run_region are the device walk (runtime/device_walk.h) over the Executor:
+// buffers stay on the device across the nodes of a region; only the results come back.
+class WebGpuBackend final : public runtime::DeviceBackend<DevTensor> {
  public:
   WebGpuBackend(ops::Tier t, std::unique_ptr<Device> d) : tier_(t), dev_(std::move(d)), exec_(*dev_) {}
   bool probe(DiagnosticSink& diags) { return exec_.probe_fused_fma(diags); }
@@ -122,114 +122,16 @@ class WebGpuBackend final : public runtime::OpBackend {
     return "wgsl:" + sha3_256(std::string_view(s)).hex();
   }
 
-  std::optional<std::vector<ops::HostTensor>> run_op(const ops::OpDef& op, std::span<const ops::HostTensor> inputs,
-                                                     const AttrMap& attrs, DiagnosticSink& diags) override {
-    std::vector<DevTensor> dev;
-    for (const auto& t : inputs) {
-      auto d = exec_.upload(t, diags);
-      if (!d) return std::nullopt;
-      dev.push_back(std::move(*d));
-    }
-    auto out = exec_.apply(op, dev, attrs, diags);
-    if (!out) return std::nullopt;
-    std::vector<ops::HostTensor> host;
-    for (const auto& t : *out) {
-      auto h = exec_.download(t, diags);
-      if (!h) return std::nullopt;
-      host.push_back(std::move(*h));
-    }
-    return host;
-  }
-
-  // Buffers stay on the device across the nodes of a region; only the results come back.
-  std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region, std::span<const ops::HostTensor> args,
-                                                         DiagnosticSink& diags) override {
-    std::vector<DevTensor> dargs;
-    for (const auto& a : args) {
-      auto d = exec_.upload(a, diags);
-      if (!d) return std::nullopt;
-      dargs.push_back(std::move(*d));
-    }
-    auto res = run_resident(g, region, dargs, args, diags, 0);
-    if (!res) return std::nullopt;
-    std::vector<ops::HostTensor> out;
-    for (const auto& t : *res) {
-      auto h = exec_.download(t, diags);
-      if (!h) return std::nullopt;
-      out.push_back(std::move(*h));
-    }
-    return out;
-  }
-
  private:
-  std::optional<std::vector<DevTensor>> run_resident(const Graph& g, RegionId rid, std::span<const DevTensor> args,
-                                                     std::span<const ops::HostTensor> host_args, DiagnosticSink& diags, int depth) {
-    const Region& r = g.region(rid);
-    if (depth > 64) {
-      diags.error("R0004", "calls nested more than 64 deep (in `" + r.name + "`)");
-      return std::nullopt;
-    }
-    if (args.size() != r.params.size()) {
-      diags.error("R0001", "`" + r.name + "` takes " + std::to_string(r.params.size()) + " arguments, " +
-                               std::to_string(args.size()) + " were given");
-      return std::nullopt;
-    }
-    reference::DimBindings bindings;
-    std::unordered_map<NodeId, std::vector<DevTensor>> values;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const Node& p = g.node(r.params[i]);
-      if (!host_args.empty()) {
-        std::string why = reference::fit_type(p.outputs[0], host_args[i], bindings);
-        if (!why.empty()) {
-          diags.error("R0002", "argument `" + p.attrs.at("name").as<std::string>() + "` of `" + r.name + "` " + why);
-          return std::nullopt;
-        }
-      }
-      values[r.params[i]] = {args[i]};
-    }
-    std::vector<NodeId> order = nodes_in_region(g, r);
-    std::unordered_map<NodeId, std::size_t> uses;
-    for (NodeId n : order)
-      for (const auto& in : g.node(n).inputs) ++uses[in.node];
-    for (const auto& v : r.results) ++uses[v.node];
-    for (NodeId n : order) {
-      if (values.count(n)) continue;
-      const Node& node = g.node(n);
-      std::vector<DevTensor> inputs;
-      for (const auto& in : node.inputs) inputs.push_back(values.at(in.node).at(in.output));
-      std::optional<std::vector<DevTensor>> out;
-      std::size_t before = diags.all().size();
-      if (node.opcode == opcode::kConst) {
-        const TensorType& t = node.outputs[0];
-        std::vector<std::uint64_t> ext;
-        for (const auto& d : t.shape) ext.push_back(d.extent());
-        const Bytes& b = node.attrs.at("value").as<Bytes>();
-        ops::HostTensor h(t.dtype, std::move(ext), std::vector<std::uint8_t>(b.begin(), b.end()));
-        auto d = exec_.upload(h, diags);
-        if (d) out = std::vector<DevTensor>{std::move(*d)};
-      } else if (node.opcode == opcode::kCall) {
-        RegionId callee = *g.find_region(node.attrs.at("callee").as<Hash256>());
-        out = run_resident(g, callee, inputs, {}, diags, depth + 1);
-      } else {
-        const ops::OpDef* def = ops::op_registry().find(node.opcode);
-        if (!def) {
-          diags.error("N0010", "unknown op `" + node.opcode + "`");
-          return std::nullopt;
-        }
-        out = exec_.apply(*def, inputs, node.attrs, diags);
-      }
-      if (!out) {
-        if (diags.all().size() > before) diags.last().note("while evaluating " + describe_node(g, n) + " in `" + r.name + "`");
-        return std::nullopt;
-      }
-      values[n] = std::move(*out);
-      for (const auto& in : node.inputs)
-        if (--uses[in.node] == 0) values.erase(in.node);
-    }
-    std::vector<DevTensor> results;
-    for (const auto& v : r.results) results.push_back(values.at(v.node).at(v.output));
-    return results;
+  // --- The device walk's hooks ---
+  std::optional<DevTensor> upload(const ops::HostTensor& t, DiagnosticSink& diags) override { return exec_.upload(t, diags); }
+  std::optional<ops::HostTensor> download(const DevTensor& t, DiagnosticSink& diags) override { return exec_.download(t, diags); }
+  std::optional<std::vector<DevTensor>> dispatch(const ops::OpDef& op, std::span<const DevTensor> inputs, const AttrMap& attrs,
+                                                 DiagnosticSink& diags) override {
+    return exec_.apply(op, inputs, attrs, diags);
   }
+  DType dtype_of(const DevTensor& t) const override { return t.desc.dtype; }
+  std::span<const std::uint64_t> shape_of(const DevTensor& t) const override { return t.desc.shape; }
 
   ops::Tier tier_;
   std::unique_ptr<Device> dev_;
@@ -238,9 +140,10 @@ class WebGpuBackend final : public runtime::OpBackend {
 
 }  // namespace
 
-std::unique_ptr<runtime::OpBackend> make_webgpu_backend(ops::Tier tier, DiagnosticSink& diags, const BackendOptions& o) {
+std::unique_ptr<runtime::OpBackend> make_webgpu_backend(ops::Tier tier, DiagnosticSink& diags, const runtime::BackendSettings& settings,
+                                                        const BackendOptions& o) {
   register_webgpu_kernels(ops::op_registry());
-  auto dev = Device::open(diags, o.device);
+  auto dev = Device::open(diags, settings, o.device);
   if (!dev) return nullptr;
   auto b = std::make_unique<WebGpuBackend>(tier, std::move(dev));
   if (!b->probe(diags)) return nullptr;
@@ -255,7 +158,7 @@ void register_webgpu_backend(BackendRegistry& r) {
   webgpu::register_webgpu_kernels(ops::op_registry());
   webgpu::register_webgpu_memory_model();
   r.add({"webgpu", "generated WGSL kernels on a WebGPU adapter through Dawn (fixed order; agreement = tolerance class)",
-         [](ops::Tier t, DiagnosticSink& d) { return webgpu::make_webgpu_backend(t, d); }});
+         [](ops::Tier t, DiagnosticSink& d, const BackendSettings& s) { return webgpu::make_webgpu_backend(t, d, s); }});
 }
 
 }  // namespace rung::runtime

@@ -30,8 +30,10 @@ void register_webgpu_kernels(ops::OpRegistry& r);
 struct BackendOptions {
   Device::Options device;
 };
-// Null + W-coded diagnostic when no usable adapter exists.
-std::unique_ptr<runtime::OpBackend> make_webgpu_backend(ops::Tier tier, DiagnosticSink& diags, const BackendOptions& o = {});
+// Null + A-coded diagnostic when no usable adapter exists. `settings`: the adapter choice and
+// the library path (Device::open).
+std::unique_ptr<runtime::OpBackend> make_webgpu_backend(ops::Tier tier, DiagnosticSink& diags, const runtime::BackendSettings& settings,
+                                                        const BackendOptions& o = {});
 
 }  // namespace rung::webgpu
 

@@ -85,9 +85,9 @@ bool resolve_all(void* h, api::Functions& f, std::string& missing) {
   return ok;
 }
 
-std::vector<std::string> candidates() {
+std::vector<std::string> candidates(const std::string& first) {
   std::vector<std::string> c;
-  if (const char* env = std::getenv("RUNG_WEBGPU_LIBRARY"); env && *env) c.push_back(env);
+  if (!first.empty()) c.push_back(first);
   std::string deps = RUNG_WEBGPU_DEPS_DIR;
   if (!deps.empty()) c.push_back(deps + "/node_modules/bun-webgpu-linux-x64/libwebgpu_wrapper.so");
   c.push_back("libwebgpu_wrapper.so");
@@ -96,15 +96,15 @@ std::vector<std::string> candidates() {
 
 }  // namespace
 
-const DawnLibrary* dawn_library(std::string& error) {
+const DawnLibrary* dawn_library(const std::string& first, std::string& error) {
   static std::once_flag once;
   static DawnLibrary* lib = nullptr;
   static std::string open_error;
-  std::call_once(once, [] {
+  std::call_once(once, [&first] {
     auto* l = new DawnLibrary;
     l->vulkan_loader = open_vulkan_loader();
     std::string tried;
-    for (const auto& path : candidates()) {
+    for (const auto& path : candidates(first)) {
       void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!h) {
         tried += (tried.empty() ? "" : "; ") + path + ": " + dlerror();

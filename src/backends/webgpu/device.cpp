@@ -1,6 +1,5 @@
 #include "backends/webgpu/device.h"
 
-#include <cstdlib>
 #include <cstring>
 
 namespace rung::webgpu {
@@ -66,13 +65,16 @@ const char* kAlternatives =
     "installed by scripts/setup.sh)";
 
 // Chooses the Vulkan drivers before Dawn loads them: RUNG_WEBGPU_ADAPTER=swiftshader points
-// VK_ICD_FILENAMES at SwiftShader (an ICD json with its absolute path); otherwise the
-// system's drivers (or the caller's VK_ICD_FILENAMES) are used as they are.
-bool choose_icd(DeviceInfo& info, DiagnosticSink& diags) {
-  const char* want = std::getenv("RUNG_WEBGPU_ADAPTER");
-  if (!want || !*want || std::string_view(want) == "system") return true;
-  if (std::string_view(want) != "swiftshader") {
-    diags.error("A0002", std::string("RUNG_WEBGPU_ADAPTER=") + want + " is not a known adapter choice")
+// VK_ICD_FILENAMES at SwiftShader (an ICD json with its absolute path) and gives the loader
+// an XDG_RUNTIME_DIR (/tmp) when there is none; otherwise the system's drivers (or the
+// caller's VK_ICD_FILENAMES) are used as they are. The Vulkan loader reads both only from
+// the process environment, which the library does not write itself: the surface's setter
+// in `settings` does (BackendSettings::set_process_variable).
+bool choose_icd(DeviceInfo& info, const runtime::BackendSettings& settings, DiagnosticSink& diags) {
+  const std::string want = settings.value("RUNG_WEBGPU_ADAPTER");
+  if (want.empty() || want == "system") return true;
+  if (want != "swiftshader") {
+    diags.error("A0002", "RUNG_WEBGPU_ADAPTER=" + want + " is not a known adapter choice")
         .note("use `swiftshader` (software Vulkan) or `system` (the machine's drivers)");
     return false;
   }
@@ -83,8 +85,15 @@ bool choose_icd(DeviceInfo& info, DiagnosticSink& diags) {
         .note("scripts/setup.sh installs chromium-common");
     return false;
   }
-  setenv("VK_ICD_FILENAMES", json.c_str(), 1);
-  if (!std::getenv("XDG_RUNTIME_DIR")) setenv("XDG_RUNTIME_DIR", "/tmp", 0);
+  if (!settings.set_process_variable) {
+    diags.error("A0002", "RUNG_WEBGPU_ADAPTER=swiftshader, but this surface lets rung set no process variable, and the Vulkan "
+                         "loader finds SwiftShader only through VK_ICD_FILENAMES")
+        .note("set VK_ICD_FILENAMES=" + json + " (and XDG_RUNTIME_DIR) before the process starts, and leave "
+              "RUNG_WEBGPU_ADAPTER unset or `system`");
+    return false;
+  }
+  settings.set_process_variable("VK_ICD_FILENAMES", json, true);
+  settings.set_process_variable("XDG_RUNTIME_DIR", "/tmp", false);
   info.icd = json;
   return true;
 }
@@ -124,7 +133,7 @@ struct DeviceCallbacks {
 };
 
 GpuBuffer::GpuBuffer(const api::Functions* f, api::Buffer b, std::uint64_t bytes) : f_(f), b_(b), bytes_(bytes) {
-  if (b_ && (meter_ = reference::active_meter())) meter_->allocate(bytes_);
+  if (b_ && (meter_ = runtime::active_meter())) meter_->allocate(bytes_);
 }
 
 GpuBuffer& GpuBuffer::operator=(GpuBuffer&& o) noexcept {
@@ -150,11 +159,11 @@ GpuBuffer::~GpuBuffer() {
   }
 }
 
-std::unique_ptr<Device> Device::open(DiagnosticSink& diags, const Options& options) {
+std::unique_ptr<Device> Device::open(DiagnosticSink& diags, const runtime::BackendSettings& settings, const Options& options) {
   std::unique_ptr<Device> d(new Device);
-  if (!choose_icd(d->info_, diags)) return nullptr;
+  if (!choose_icd(d->info_, settings, diags)) return nullptr;
   std::string err;
-  const DawnLibrary* lib = dawn_library(err);
+  const DawnLibrary* lib = dawn_library(settings.value("RUNG_WEBGPU_LIBRARY"), err);
   if (!lib) {
     diags.error("A0001", "the WebGPU backend cannot load Dawn: " + err).note(kAlternatives);
     return nullptr;

@@ -17,10 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/reference/memory_meter.h"
 #include "backends/webgpu/dawn_api.h"
 #include "backends/webgpu/dawn_library.h"
 #include "base/diagnostic.h"
+#include "runtime/backend_settings.h"
+#include "runtime/memory_meter.h"
 
 namespace rung::webgpu {
 
@@ -35,7 +36,7 @@ struct DeviceInfo {
 };
 
 // A storage buffer on the device. Sizes are rounded up to 4 bytes (WGSL arrays of u32).
-// Counted by the memory meter active where it is created (reference/memory_meter.h) until
+// Counted by the memory meter active where it is created (runtime/memory_meter.h) until
 // it is destroyed, so a run's measured peak includes the device's buffers, as its plan does
 // (runtime/memory_model.h).
 class GpuBuffer {
@@ -55,7 +56,7 @@ class GpuBuffer {
   const api::Functions* f_ = nullptr;
   api::Buffer b_ = nullptr;
   std::uint64_t bytes_ = 0;
-  reference::MemoryMeter* meter_ = nullptr;
+  runtime::MemoryMeter* meter_ = nullptr;
 };
 
 struct BufferRange {
@@ -76,9 +77,14 @@ class Device {
     std::uint64_t max_storage_binding = 0;
     std::uint64_t max_buffer = 0;
   };
-  // Null with a W-coded diagnostic naming what is missing and what to use instead.
-  static std::unique_ptr<Device> open(DiagnosticSink& diags, const Options& options);
-  static std::unique_ptr<Device> open(DiagnosticSink& diags) { return open(diags, Options{}); }
+  // Null with an A-coded diagnostic naming what is missing and what to use instead.
+  // `settings`: RUNG_WEBGPU_ADAPTER (`swiftshader`: SwiftShader's Vulkan driver, which the
+  // Vulkan loader is pointed at through the settings' process-variable setter; `system` or
+  // unset: the machine's drivers) and RUNG_WEBGPU_LIBRARY (dawn_library.h).
+  static std::unique_ptr<Device> open(DiagnosticSink& diags, const runtime::BackendSettings& settings, const Options& options);
+  static std::unique_ptr<Device> open(DiagnosticSink& diags, const runtime::BackendSettings& settings) {
+    return open(diags, settings, Options{});
+  }
   ~Device();
 
   const DeviceInfo& info() const { return info_; }

@@ -87,7 +87,7 @@ struct Program {
   std::vector<Function> functions;  // sorted by name when hashed
   Graph graph;                      // every region a compute statement names
   // Debug info (not hashed): the source span of each op node, by node hash, where the front
-  // end made it; run-time errors underline the op (reference::ScopedNodeSpans).
+  // end made it; run-time errors underline the op (runtime::ScopedNodeSpans).
   std::map<Hash256, Span> node_spans;
 
   const Function* find(std::string_view name) const;

@@ -1,67 +1,34 @@
-#include "backends/reference/interpreter.h"
+#include "runtime/host_walk.h"
 
 #include <set>
 #include <unordered_map>
 
-#include "backends/reference/in_place.h"
-#include "backends/reference/memory_meter.h"
 #include "ir/graph/walk.h"
 #include "ops/evaluate.h"
+#include "runtime/in_place.h"
+#include "runtime/memory_meter.h"
+#include "runtime/walk_common.h"
 
-namespace rung::reference {
-
-std::string fit_type(const TensorType& declared, const ops::HostTensor& value, DimBindings& bindings) {
-  if (declared.dtype != value.dtype())
-    return "has dtype " + std::string(dtype_name(value.dtype())) + ", expected " + std::string(dtype_name(declared.dtype));
-  if (declared.rank() != value.rank())
-    return "has shape " + ops::extents_to_string(value.shape()) + " (rank " + std::to_string(value.rank()) + "), expected " +
-           declared.to_string() + " (rank " + std::to_string(declared.rank()) + ")";
-  for (std::size_t i = 0; i < declared.rank(); ++i) {
-    const Dim& d = declared.shape[i];
-    std::uint64_t got = value.shape()[i];
-    if (d.is_static()) {
-      if (d.extent() != got)
-        return "has extent " + std::to_string(got) + " in dimension " + std::to_string(i) + ", expected " + std::to_string(d.extent()) +
-               " (type " + declared.to_string() + ")";
-    } else if (auto [it, inserted] = bindings.emplace(d.name(), got); !inserted && it->second != got) {
-      return "has extent " + std::to_string(got) + " in dimension " + std::to_string(i) + ", but " + d.name() + " = " +
-             std::to_string(it->second) + " already (type " + declared.to_string() + ")";
-    }
-  }
-  return {};
-}
+namespace rung::runtime {
 
 namespace {
 
 thread_local HandOver* current_hand_over = nullptr;
 thread_local const NodeSpans* current_node_spans = nullptr;
 
-class Interpreter {
+class HostWalk {
  public:
-  Interpreter(const Graph& g, DiagnosticSink& d, const RunOptions& o) : g_(g), diags_(d), opts_(o) {}
+  HostWalk(const Graph& g, DiagnosticSink& d, const WalkOptions& o) : g_(g), diags_(d), opts_(o) {}
 
   // `hand_over`: arguments owned by this run (moved in, freed after their last use).
   std::optional<std::vector<ops::HostTensor>> run(RegionId rid, std::span<const ops::HostTensor> args, int depth,
                                                   HandOver* hand_over = nullptr) {
     const Region& r = g_.region(rid);
-    if (depth > opts_.max_call_depth) {
-      diags_.error("R0004", "calls nested more than " + std::to_string(opts_.max_call_depth) + " deep (in `" + r.name + "`)");
-      return std::nullopt;
-    }
-    if (args.size() != r.params.size()) {
-      diags_.error("R0001", "`" + r.name + "` takes " + std::to_string(r.params.size()) + " arguments, " +
-                                std::to_string(args.size()) + " were given");
-      return std::nullopt;
-    }
+    if (!check_region_entry(r, args.size(), depth, opts_.max_call_depth, diags_)) return std::nullopt;
     DimBindings bindings;
     std::unordered_map<NodeId, std::vector<ops::HostTensor>> values;
     for (std::size_t i = 0; i < args.size(); ++i) {
-      const Node& p = g_.node(r.params[i]);
-      std::string why = fit_type(p.outputs[0], args[i], bindings);
-      if (!why.empty()) {
-        diags_.error("R0002", "argument `" + p.attrs.at("name").as<std::string>() + "` of `" + r.name + "` " + why);
-        return std::nullopt;
-      }
+      if (!check_argument(g_, r, i, args[i].dtype(), args[i].shape(), bindings, diags_)) return std::nullopt;
       bool owned = hand_over && hand_over->owned.at(i);
       std::vector<ops::HostTensor> arg;  // borrowed ones are shared, not copied (HostTensor::share)
       arg.push_back(owned ? std::move(hand_over->args->at(i)) : args[i].share());
@@ -73,10 +40,7 @@ class Interpreter {
       if (!(hand_over && hand_over->owned.at(i))) params.insert(r.params[i]);
     std::vector<NodeId> order = nodes_in_region(g_, r);
     // Remaining uses per node inside this region, so intermediates are freed early.
-    std::unordered_map<NodeId, std::size_t> uses;
-    for (NodeId n : order)
-      for (const auto& in : g_.node(n).inputs) ++uses[in.node];
-    for (const auto& v : r.results) ++uses[v.node];
+    std::unordered_map<NodeId, std::size_t> uses = uses_in_region(g_, r, order);
 
     for (NodeId n : order) {
       if (values.count(n)) continue;  // a parameter
@@ -107,12 +71,8 @@ class Interpreter {
           return std::nullopt;
         }
       } else if (node.opcode == opcode::kConst) {
-        const TensorType& t = node.outputs[0];
-        std::vector<std::uint64_t> ext;
-        for (const auto& d : t.shape) ext.push_back(d.extent());
-        const Bytes& b = node.attrs.at("value").as<Bytes>();
         out.emplace();
-        out->emplace_back(t.dtype, std::move(ext), std::vector<std::uint8_t>(b.begin(), b.end()));
+        out->push_back(constant_value(node));
       } else if (node.opcode == opcode::kCall) {
         if (!(opts_.call && opts_.call(g_, node, inputs, diags_, out))) {
           RegionId callee = *g_.find_region(node.attrs.at("callee").as<Hash256>());
@@ -141,19 +101,12 @@ class Interpreter {
           return std::nullopt;
         }
       }
-      if (out->size() != node.outputs.size()) {
-        diags_.error("R0003", describe_node(g_, n) + " produced " + std::to_string(out->size()) + " results, its type declares " +
-                                  std::to_string(node.outputs.size()));
-        return std::nullopt;
-      }
-      for (std::size_t i = 0; i < out->size(); ++i) {
-        std::string why = fit_type(node.outputs[i], (*out)[i], bindings);
-        if (!why.empty()) {
-          diags_.error("R0003", describe_node(g_, n) + " result " + std::to_string(i) + " " + why)
-              .note("the graph's declared types and the op's shape rule disagree; the graph is inconsistent");
+      if (!check_result_count(g_, n, out->size(), diags_)) return std::nullopt;
+      for (std::size_t i = 0; i < out->size(); ++i)
+        if (!check_result(g_, n, i, (*out)[i].dtype(), (*out)[i].shape(), bindings, diags_)) {
+          diags_.last().note("the graph's declared types and the op's shape rule disagree; the graph is inconsistent");
           return std::nullopt;
         }
-      }
       if (!reuse)  // in place: the operand's bytes, counted since it was made
         for (const auto& t : *out) meter_allocate(t);
       values[n] = std::move(*out);
@@ -229,7 +182,7 @@ class Interpreter {
 
   const Graph& g_;
   DiagnosticSink& diags_;
-  const RunOptions& opts_;
+  const WalkOptions& opts_;
 };
 
 }  // namespace
@@ -246,16 +199,16 @@ void locate_failure(const Node& n, DiagnosticSink& diags) {
   if (it != current_node_spans->end() && it->second.valid()) diags.last().primary(it->second, "this `" + n.opcode + "` failed");
 }
 
-std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
-                                                       std::span<const ops::HostTensor> args, DiagnosticSink& diags,
-                                                       const RunOptions& options) {
+std::optional<std::vector<ops::HostTensor>> walk_region(const Graph& g, RegionId region,
+                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags,
+                                                        const WalkOptions& options) {
   HandOver* h = current_hand_over;
   if (h && !h->taken && h->args && h->args->data() == args.data() && h->args->size() == args.size() &&
       h->owned.size() == args.size()) {
     h->taken = true;
-    return Interpreter(g, diags, options).run(region, args, 0, h);
+    return HostWalk(g, diags, options).run(region, args, 0, h);
   }
-  return Interpreter(g, diags, options).run(region, args, 0);
+  return HostWalk(g, diags, options).run(region, args, 0);
 }
 
-}  // namespace rung::reference
+}  // namespace rung::runtime

@@ -1,8 +1,8 @@
-#include "backends/reference/memory_meter.h"
+#include "runtime/memory_meter.h"
 
 #include "base/check.h"
 
-namespace rung::reference {
+namespace rung::runtime {
 namespace {
 thread_local MemoryMeter* current = nullptr;
 }
@@ -23,4 +23,4 @@ MemoryMeter* active_meter() { return current; }
 ScopedMeter::ScopedMeter(MemoryMeter* m) : previous_(current) { current = m; }
 ScopedMeter::~ScopedMeter() { current = previous_; }
 
-}  // namespace rung::reference
+}  // namespace rung::runtime

@@ -1,11 +1,13 @@
-// The reference backend: evaluates GraphIR regions node by node with the op registry's
-// scalar reference kernels. It is the oracle every other backend is compared with, so it
-// stays plain: no fusion, no reordering, one node at a time in a topological order.
+// The host walk: evaluates a GraphIR region node by node on host tensors, in a topological
+// order, with one node evaluator (a backend's kernels; by default the op registry's scalar
+// reference kernels, which makes it the reference backend). Values die after their last use;
+// an elementwise op whose operand dies there writes into the operand's storage (in_place.h);
+// every value it makes is counted by the active memory meter (memory_meter.h). The reference
+// backend (backends/reference) and the CPU backend run regions with it, and it is
+// OpBackend::run_region's default; device backends walk regions with device_walk.h instead.
 //
-// Diagnostics: R0001 wrong number of arguments, R0002 an argument does not fit the
-// parameter's type (dtype, rank, a static extent, or a symbolic dim bound inconsistently),
-// R0003 a node produced a shape other than its declared type, R0004 calls nested too
-// deeply; kernel failures arrive as the registry's N-codes with the node named in a note.
+// Diagnostics: R0001..R0004 (walk_common.h); kernel failures arrive as the registry's N-codes
+// with the node named in a note.
 #pragma once
 
 #include <functional>
@@ -21,10 +23,10 @@
 #include "ops/registry.h"
 #include "ops/tier.h"
 
-namespace rung::reference {
+namespace rung::runtime {
 
-// Evaluates one node's op; other backends plug their kernels into the reference walk with
-// it (runtime::OpBackend::run_region). Null: the registry's reference kernels.
+// Evaluates one node's op: a backend plugs its kernels into the walk with it
+// (OpBackend::run_region). Null: the registry's reference kernels.
 using NodeEvaluator = std::function<std::optional<std::vector<ops::HostTensor>>(
     const ops::OpDef& op, std::span<const ops::HostTensor> inputs, const AttrMap& attrs, DiagnosticSink& diags)>;
 
@@ -34,21 +36,18 @@ using NodeEvaluator = std::function<std::optional<std::vector<ops::HostTensor>>(
 using CallEvaluator = std::function<bool(const Graph& g, const Node& call, std::span<const ops::HostTensor> inputs,
                                          DiagnosticSink& diags, std::optional<std::vector<ops::HostTensor>>& out)>;
 
-struct RunOptions {
+struct WalkOptions {
   ops::Tier tier = ops::Tier::debug;
   int max_call_depth = 64;
   NodeEvaluator evaluate;
   CallEvaluator call;
 };
 
-// Symbolic dims bound while running (B = 64, ...).
-using DimBindings = std::map<std::string, std::uint64_t>;
-
 // Arguments a caller hands over to the region it runs next (the BlockIR executor does so
 // for slots whose value dies at that `compute`): the walk moves them in instead of copying
 // and frees each after its last use inside the region, like the region's own values. Set
 // for the current thread with ScopedHandOver around one backend call; the first top-level
-// run_region given exactly `args` (same storage) takes them and sets `taken`. A backend
+// walk_region given exactly `args` (same storage) takes them and sets `taken`. A backend
 // that runs regions another way leaves them untaken; the caller then frees them after the
 // call, as before.
 struct HandOver {
@@ -85,12 +84,8 @@ class ScopedNodeSpans {
 // Labels the last diagnostic with node `n`'s span when one is known and it has no primary label.
 void locate_failure(const Node& n, DiagnosticSink& diags);
 
-std::optional<std::vector<ops::HostTensor>> run_region(const Graph& g, RegionId region,
-                                                       std::span<const ops::HostTensor> args, DiagnosticSink& diags,
-                                                       const RunOptions& options = {});
+std::optional<std::vector<ops::HostTensor>> walk_region(const Graph& g, RegionId region,
+                                                        std::span<const ops::HostTensor> args, DiagnosticSink& diags,
+                                                        const WalkOptions& options = {});
 
-// Checks a concrete tensor against a declared type, binding symbols on first sight.
-// Returns an empty string when it fits, else why not.
-std::string fit_type(const TensorType& declared, const ops::HostTensor& value, DimBindings& bindings);
-
-}  // namespace rung::reference
+}  // namespace rung::runtime

@@ -1,8 +1,8 @@
-#include "backends/reference/in_place.h"
+#include "runtime/in_place.h"
 
 #include "ops/registry.h"
 
-namespace rung::reference {
+namespace rung::runtime {
 namespace {
 
 // Numpy broadcasting of the operands' shapes; nullopt if they do not broadcast.
@@ -41,4 +41,4 @@ bool whole_in_every_chunk(const ops::Extents& operand, const ops::Extents& resul
   return operand.size() < result.size() || operand.empty() || operand[0] != result[0];
 }
 
-}  // namespace rung::reference
+}  // namespace rung::runtime

@@ -13,7 +13,7 @@
 
 #include "ops/host_tensor.h"
 
-namespace rung::reference {
+namespace rung::runtime {
 
 class MemoryMeter {
  public:
@@ -49,4 +49,4 @@ inline void meter_release(const ops::HostTensor& t) {
   if (MemoryMeter* m = active_meter()) m->release(t.bytes().size());
 }
 
-}  // namespace rung::reference
+}  // namespace rung::runtime
