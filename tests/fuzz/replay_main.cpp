@@ -7,7 +7,9 @@
 // file, or the standard output of a generator script (NAME.EXT.gen.py / NAME.EXT.gen.sh), so
 // large pathological inputs need not be committed.
 //
-//   replay [--limits=TB,TK,MB,MK] [--ext=.a,.b] [--optional] PATH...
+//   replay [--limits=TB,TK,MB,MK] [--ext=.a,.b] [--optional] [--mutate=N,SEED] PATH...
+// --mutate adds N mutants of the inputs (byte flips, inserts, deletes, splices; seeded, so a
+// run is repeatable); a failing mutant is written to the temporary folder and named.
 // --ext filters the files of the folders named after it (none: every file); --optional lets
 // the folders named after it be missing (tests/crashes before any crash is recorded).
 #include <sys/resource.h>
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -86,9 +89,11 @@ std::string run_one(const std::string& data, const Limits& lim) {
     rlim_t cpu_s = static_cast<rlim_t>(cpu_limit / 1000.0) + 2;
     rlimit cpu{cpu_s, cpu_s + 1};
     ::setrlimit(RLIMIT_CPU, &cpu);
+#ifndef __SANITIZE_ADDRESS__  // AddressSanitizer reserves terabytes of address space for its shadow
     rlim_t as = static_cast<rlim_t>(rss_limit) * 2 + (rlim_t{1} << 30);  // a hard stop well past the judged limit
     rlimit mem{as, as};
     ::setrlimit(RLIMIT_AS, &mem);
+#endif
     ::alarm(static_cast<unsigned>(cpu_s * 10 + 10));  // blocked, not computing: a hang all the same
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
     std::_Exit(0);
@@ -117,6 +122,32 @@ std::string run_one(const std::string& data, const Limits& lim) {
   return {};
 }
 
+// A few random edits of `a`, sometimes spliced with `b`: what libFuzzer's mutator does first.
+std::string mutate(std::string a, const std::string& b, std::mt19937_64& rng) {
+  int edits = 1 + static_cast<int>(rng() % 8);
+  for (int e = 0; e < edits; ++e) {
+    std::size_t at = a.empty() ? 0 : rng() % (a.size() + 1);
+    switch (rng() % 5) {
+      case 0:
+        if (at < a.size()) a[at] = static_cast<char>(a[at] ^ (1u << (rng() % 8)));
+        break;
+      case 1: a.insert(at, 1, static_cast<char>(rng())); break;
+      case 2:
+        if (at < a.size()) a.erase(at, 1 + rng() % std::min<std::size_t>(16, a.size() - at));
+        break;
+      case 3:
+        if (at < a.size()) a[at] = static_cast<char>(rng());
+        break;
+      default:
+        if (!b.empty()) {
+          std::size_t from = rng() % b.size();
+          a.insert(at, b.substr(from, 1 + rng() % std::min<std::size_t>(64, b.size() - from)));
+        }
+    }
+  }
+  return a;
+}
+
 bool parse_limits(const std::string& s, Limits& lim) {
   std::istringstream in(s);
   char c1 = 0, c2 = 0, c3 = 0;
@@ -131,9 +162,15 @@ int main(int argc, char** argv) {
   bool optional = false;
   std::vector<fs::path> inputs;
   int bad_args = 0;
+  unsigned long mutants = 0, seed = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--limits=", 0) == 0) {
+    if (a.rfind("--mutate=", 0) == 0) {
+      char comma = 0;
+      std::istringstream in(a.substr(9));
+      if (!(in >> mutants >> comma >> seed) || comma != ',')
+        ++bad_args, std::fprintf(stderr, "replay: bad %s (want --mutate=N,SEED)\n", a.c_str());
+    } else if (a.rfind("--limits=", 0) == 0) {
       if (!parse_limits(a.substr(9), lim)) ++bad_args, std::fprintf(stderr, "replay: bad %s (want --limits=TB,TK,MB,MK)\n", a.c_str());
     } else if (a.rfind("--ext=", 0) == 0) {
       exts.clear();
@@ -168,6 +205,24 @@ int main(int argc, char** argv) {
       std::printf("FAIL %s: %s\n", p.string().c_str(), why.c_str());
     }
   }
-  std::printf("replayed %zu inputs, %d failed\n", inputs.size(), failed);
+  if (mutants) {
+    std::vector<std::string> pool;
+    for (const fs::path& p : inputs) {
+      std::string data, why;
+      if (read_input(p, data, why)) pool.push_back(std::move(data));
+    }
+    if (pool.empty()) pool.emplace_back();
+    std::mt19937_64 rng(seed);
+    for (unsigned long k = 0; k < mutants; ++k) {
+      std::string m = mutate(pool[rng() % pool.size()], pool[rng() % pool.size()], rng);
+      std::string why = run_one(m, lim);
+      if (why.empty()) continue;
+      ++failed;
+      fs::path keep = fs::temp_directory_path() / ("replay-mutant-" + std::to_string(seed) + "-" + std::to_string(k));
+      std::ofstream(keep, std::ios::binary).write(m.data(), static_cast<std::streamsize>(m.size()));
+      std::printf("FAIL mutant %lu (seed %lu, kept as %s): %s\n", k, seed, keep.string().c_str(), why.c_str());
+    }
+  }
+  std::printf("replayed %zu inputs and %lu mutants, %d failed\n", inputs.size(), mutants, failed);
   return failed ? 1 : 0;
 }
