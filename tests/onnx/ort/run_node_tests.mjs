@@ -32,6 +32,8 @@ if (!existsSync(suite)) usage(`${suite} does not exist (generate it: /usr/bin/py
 const { ort, version } = loadOrt();
 const tests = readdirSync(suite).filter(t => existsSync(join(suite, t, 'model.onnx'))).filter(t => !filter || filter.test(t)).sort();
 if (tests.length === 0) usage(`no test folders with model.onnx in ${suite}`);
+if (!tests.some(t => existsSync(join(suite, t, 'test_data_set_0', 'input_0.npy'))))
+  usage(`no .npy inputs in ${suite}: convert the .pb files first (/usr/bin/python3 scripts/onnx-node-npy.py)`);
 
 const dataSets = dir => readdirSync(dir).filter(s => /^test_data_set_\d+$/.test(s))
   .sort((a, b) => Number(a.split('_').pop()) - Number(b.split('_').pop()));
