@@ -74,7 +74,7 @@ def check_manifest(out):
         if rel not in got:
             sys.exit(f"onnx-node-data: MISMATCH: {rel} is in the manifest but was not generated")
         if rel not in want:
-            sys.exit(f"onnx-node-data: MISMATCH: {rel} was generated but is not in the manifest")
+            sys.exit(f"onnx-node-data: MISMATCH: {rel} is in {out} but not in the manifest (stale? delete {out} and rerun)")
         if want[rel] != got[rel]:
             sys.exit(f"onnx-node-data: MISMATCH: {rel} differs from the manifest "
                      f"(sha3 {got[rel][:16]}…, manifest {want[rel][:16]}…)")
