@@ -89,6 +89,7 @@ struct Session::Impl {
     DiagnosticSink plan_diags;
   };
   std::map<std::string, Planned> plans;
+  runtime::ExecCache exec_cache;  // what runs of this program reuse (slot lifetimes)
 
   CallbackBuf printbuf{opts.print};  // the program's prints, to opts.print (none: a stream that drops them)
   std::ostream printer{opts.print ? &printbuf : nullptr};
@@ -220,6 +221,7 @@ std::optional<std::vector<ops::HostTensor>> bind_inputs(const block::Function& f
   }
   std::map<std::string, std::uint64_t> dims;
   std::vector<ops::HostTensor> given;
+  given.reserve(fn.params.size());
   origins.assign(fn.params.size(), "");
   for (std::size_t i = 0; i < fn.params.size(); ++i) {
     const block::Slot& slot = fn.slots[fn.params[i]];
@@ -305,6 +307,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   if (s.opts.shadow) shadow = std::make_unique<conformance::ShadowComputeBackend>(*backend, op_backend, *tier);
 
   runtime::ExecOptions eo;
+  eo.cache = &s.exec_cache;
   eo.backend = shadow ? shadow.get() : backend;
   const Source& src = prog.module.source();
   eo.base_dir = !ro.base_dir.empty() ? ro.base_dir : src.in_memory() ? std::string() : fs::path(src.path()).parent_path().string();
@@ -312,7 +315,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   eo.data_dirs.insert(eo.data_dirs.end(), s.opts.environment.data_path.begin(), s.opts.environment.data_path.end());
   eo.out = &s.printer;
   if (s.opts.progress) eo.progress = [cb = s.opts.progress](const runtime::Progress& p) { cb(public_progress(p)); };
-  eo.arg_origins = origins;
+  eo.arg_origins = std::move(origins);
   eo.cancel = ro.cancel;
   std::vector<std::string> reads;
   eo.reads = &reads;

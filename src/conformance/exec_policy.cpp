@@ -213,8 +213,14 @@ std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run(const Grap
     elems += a.numel();
     bytes += a.bytes().size();
   }
-  const Region& r = g.region(region);
-  std::string scope = "region " + (r.name.empty() ? std::string("#") + std::to_string(region) : r.name) + " (" + r.hash.short_hex(8) + ")";
+  if (!requested_.is_device) {  // always the requested backend: the decision depends on the region alone
+    auto key = std::make_pair(g.region(region).hash, region);
+    auto known = host_decisions_.find(key);
+    if (known == host_decisions_.end())
+      known = host_decisions_.emplace(key, PolicyDecision{scope_of(g, region), requested_.name, "requested backend (host memory)"}).first;
+    return run_on(known->second, g, region, args, diags);
+  }
+  const std::string& scope = scope_of(g, region);
   std::string gap, scalars;
   if (requested_.is_device && requested_.backend) {
     gap = capability_gap(g, region, *requested_.backend);
@@ -235,6 +241,16 @@ std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run(const Grap
   const Diagnostic& why = attempt.all().front();
   PolicyDecision fb{scope, host_->name, "capability (at run time): " + why.code + " " + why.message + "; the declared fallback took the region"};
   return run_on(fb, g, region, args, diags);
+}
+
+const std::string& PolicyComputeBackend::scope_of(const Graph& g, RegionId region) {
+  const Region& r = g.region(region);
+  auto key = std::make_pair(r.hash, region);
+  auto known = scopes_.find(key);
+  if (known == scopes_.end())
+    known = scopes_.emplace(key, "region " + (r.name.empty() ? std::string("#") + std::to_string(region) : r.name) + " (" +
+                                     r.hash.short_hex(8) + ")").first;
+  return known->second;
 }
 
 std::optional<std::vector<ops::HostTensor>> PolicyComputeBackend::run_on(const PolicyDecision& d, const Graph& g, RegionId region,

@@ -107,8 +107,13 @@ class PolicyComputeBackend final : public runtime::ComputeBackend {
   Placement requested_;
   std::optional<Placement> host_;
   PolicyConfig cfg_;
+  // A region's scope name ("region main (1a2b3c4d)"), made once per region: a tiny program's
+  // run would otherwise spend a measurable share of its time formatting it.
+  const std::string& scope_of(const Graph& g, RegionId region);
   std::map<std::string, std::unique_ptr<runtime::ComputeBackend>> adapters_;
   std::vector<PolicyDecision> decisions_;
+  std::map<std::pair<Hash256, RegionId>, std::string> scopes_;
+  std::map<std::pair<Hash256, RegionId>, PolicyDecision> host_decisions_;  // requested backend on host memory
 };
 
 // The registry ops a program's graph uses, sorted by name.

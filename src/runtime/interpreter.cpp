@@ -72,8 +72,9 @@ class Executor {
                             " were given");
       return std::nullopt;
     }
-    auto known = drops_.find(&f);
-    if (known == drops_.end()) known = drops_.emplace(&f, slot_drops(f)).first;
+    auto& drops = o_.cache ? o_.cache->drops : drops_;
+    auto known = drops.find(&f);
+    if (known == drops.end()) known = drops.emplace(&f, slot_drops(f)).first;
     Frame fr{&f, std::vector<std::optional<ops::HostTensor>>(f.slots.size()), {}, depth, {}, std::vector<bool>(f.slots.size()),
              &known->second};
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -370,7 +371,7 @@ class Executor {
   DiagnosticSink& d_;
   const ExecOptions& o_;
   std::ostream& out_;
-  std::map<const block::Function*, SlotDrops> drops_;
+  std::map<const block::Function*, SlotDrops> drops_;  // without options.cache
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -19,6 +20,7 @@
 #include "ops/host_tensor.h"
 #include "ops/tier.h"
 #include "runtime/progress.h"
+#include "runtime/slot_lifetimes.h"
 
 namespace rung::runtime {
 
@@ -47,7 +49,15 @@ struct ComputeSplit {
 using SplitPolicy = std::function<std::optional<ComputeSplit>(const Graph& g, RegionId region,
                                                               std::span<const ops::HostTensor> args, DiagnosticSink& diags)>;
 
+// What one run works out about a program that the next run of the same program can reuse:
+// each function's slot lifetimes. A session keeps one per program; like the session, it
+// serves one run at a time.
+struct ExecCache {
+  std::map<const block::Function*, SlotDrops> drops;
+};
+
 struct ExecOptions {
+  ExecCache* cache = nullptr;        // set: reused across runs of one program (else per run)
   SplitPolicy split;                 // empty: every region runs whole
   ComputeBackend* backend = nullptr;  // required: where each `compute` runs
   std::ostream* out = nullptr;       // where print goes (stdout if null)
