@@ -17,6 +17,10 @@ for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
 cmake --build "$build" --target "${targets[@]}"
 rm -rf "$stage" && mkdir -p "$stage/bin" "$stage/data" "$stage/pack"
 for b in "${bins[@]}"; do strip -o "$stage/pack/$(basename "$b")" "$build/$b"; done
+# The CLI is a client of librung.so.1; and the C consumer (tests/consumer) runs on cuda through it.
+strip -o "$stage/pack/librung.so.1" "$build/src/capi/librung.so.1"
+cc -std=c11 -Wall -Werror tests/consumer/project/consumer.c -Iinclude -L"$build/src/capi" -lrung -o "$stage/pack/c_consumer"
+
 tar cf - -C "$stage/pack" . | xz -T0 -9 > "$stage/bins.tar.xz"
 rm -rf "$stage/pack"
 hwy=$(ldconfig -p | awk '/libhwy\.so\.1 / && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   uint64_t count = 0, i;
   int released = 0, rc = 1;
 
-  if (argc != 3) {
-    fprintf(stderr, "usage: c_consumer WORKFLOW.json HOME\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: c_consumer WORKFLOW.json HOME [BACKEND]\n");
     return 2;
   }
   api = rung_get_api(RUNG_API_VERSION);
@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   if (failed(api->ProgramCompile(module, NULL, &program))) goto done; /* the workflow declares its tier */
   if (failed(api->CreateSessionOptions(&options))) goto done;
   if (failed(api->SessionOptionsSetHome(options, argv[2]))) goto done;
+  if (argc == 4 && failed(api->SessionOptionsSetBackend(options, argv[3]))) goto done; /* the GPU check: cuda */
   if (failed(api->SessionOpen(program, options, &session))) goto done;
   if (failed(api->TensorCreateCopy(RUNG_F32, 2, xs, NULL, x, &inputs[0]))) goto done;
   if (failed(api->TensorCreateBorrowed(RUNG_F32, 2, ws, NULL, w, count_release, &released, &inputs[1]))) goto done;
