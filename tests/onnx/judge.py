@@ -130,6 +130,9 @@ def judge_test(suite, name, got_root):
         stage = f"at {st['stage']}: " if st.get("stage") else ""
         r.update(verdict=st["status"], reason=stage + str(st.get("reason", "")))
         return r
+    if st.get("stage") in ("crash", "timeout"):  # the runner lost the backend on this test: a failure, not a refusal
+        r.update(verdict="FAIL", reason=f"{st['stage']}: {st.get('reason', '')}")
+        return r
     for s in data_sets(d):
         for k, kind in enumerate(kinds):
             want_p = os.path.join(d, s, f"output_{k}.npy")
