@@ -1,4 +1,5 @@
-// Loading a program: a .rung source, a .keg file or a workflow .json document, from a path or
+// Loading a program: a .rung source, a .keg file, a workflow .json document or an ONNX model
+// (.onnx: rung/onnx.h), from a path or
 // from bytes in memory (the studio and the sandbox have no file system). A Module is what the
 // file says, its declarations included; Program::compile (program.h) fixes the determinism.
 #pragma once
@@ -16,12 +17,12 @@
 
 namespace rung {
 
-enum class SourceKind { rung, keg, workflow };
+enum class SourceKind { rung, keg, workflow, onnx };
 
 class RUNG_API Source {
  public:
-  // A file; its kind from the extension (.rung, .keg, .json). A .rung file's imports are
-  // looked up next to it.
+  // A file; its kind from the extension (.rung, .keg, .json, .onnx). A .rung file's imports
+  // are looked up next to it, an .onnx model's external data below its folder.
   static Source file(std::string path);
   // Bytes in memory, named (the name appears in diagnostics and records) with their kind.
   static Source text(std::string name, std::string text, SourceKind kind = SourceKind::rung);
@@ -54,7 +55,10 @@ struct EntryInfo {
   std::string tier;  // the function's own tier (`override tier fast;`), else the program's
 };
 
-struct LoadOptions {};  // reserved: resolvers for imports and data files
+struct LoadOptions {
+  // An .onnx model's weights (initializers and constants together); 0: 16 GiB (I0014).
+  std::uint64_t max_weight_bytes = 0;
+};
 
 class RUNG_API Module {
  public:

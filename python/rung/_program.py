@@ -37,19 +37,19 @@ def _entry(d) -> Entry:
                  tuple(Param(**r) for r in d["results"]), d["tier"])
 
 
-_EXTENSIONS = (".rung", ".keg", ".json")
+_EXTENSIONS = (".rung", ".keg", ".json", ".onnx")
 
 
 def load(source, tier: Optional[str] = None, tolerance: Optional[str] = None, *, name: Optional[str] = None,
          kind: Optional[str] = None) -> Program:
     """Loads and compiles a program.
 
-    ``source`` is a path (``str`` ending in .rung, .keg or .json, or a ``os.PathLike``),
+    ``source`` is a path (``str`` ending in .rung, .keg, .json or .onnx, or a ``os.PathLike``),
     source text (a ``str`` otherwise: .rung source, or a workflow document when it starts
     with ``{``) or ``bytes`` (a .keg file's, or UTF-8 text). ``tier`` and ``tolerance``
     are never defaulted: the program's own declarations apply, and a value given here
     overrides them with a warning (C0016); a bare .keg graph needs the tier (C0010).
-    ``kind`` ("rung", "keg", "workflow") and ``name`` (shown in diagnostics) are for
+    ``kind`` ("rung", "keg", "workflow", "onnx") and ``name`` (shown in diagnostics) are for
     sources in memory.
     """
     path = data = None
@@ -69,9 +69,9 @@ def load(source, tier: Optional[str] = None, tolerance: Optional[str] = None, *,
         raise TypeError(f"rung.load takes a path, source text or bytes, not {type(source).__name__}")
     if path is not None and not isinstance(path, str):
         path = os.fsdecode(path)
-    if kind not in (None, "rung", "keg", "workflow"):
-        raise ValueError(f"kind={kind!r}: rung, keg or workflow")
-    default_name = {"keg": "<memory>.keg", "workflow": "<memory>.json"}.get(kind, "<memory>.rung")
+    if kind not in (None, "rung", "keg", "workflow", "onnx"):
+        raise ValueError(f"kind={kind!r}: rung, keg, workflow or onnx")
+    default_name = {"keg": "<memory>.keg", "workflow": "<memory>.json", "onnx": "<memory>.onnx"}.get(kind, "<memory>.rung")
     return _rung._load(path, name or default_name, data, kind or "", tier, tolerance)
 
 

@@ -143,7 +143,10 @@ Program load(std::optional<std::string> path, std::optional<std::string> name, s
   if (path) {
     source = Source::file(*path);
   } else {
-    SourceKind kind = kind_name == "keg" ? SourceKind::keg : kind_name == "workflow" ? SourceKind::workflow : SourceKind::rung;
+    SourceKind kind = kind_name == "keg"        ? SourceKind::keg
+                      : kind_name == "workflow" ? SourceKind::workflow
+                      : kind_name == "onnx"     ? SourceKind::onnx
+                                                : SourceKind::rung;
     std::string bytes = *data;  // a copy: the Source owns its content
     source = Source::bytes(name.value_or("<memory>"),
                            std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), kind);

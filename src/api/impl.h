@@ -61,6 +61,7 @@ struct Module::Impl {
   block::Program program;              // as the file declares it
   bool declares_determinism = true;    // false: a bare .keg graph
   std::vector<KegAttachment> keg_attachments;  // a .keg's optional sections (the exec plan)
+  std::string provenance;  // where the program came from (an imported model's record), JSON; empty: nothing to say
   SourceId keg_source = kNoSource;
 };
 
@@ -77,6 +78,10 @@ struct RunRecord;
 
 namespace api {
 std::vector<EntryInfo> entries_of(const block::Program& p, bool exported_only);
+// An .onnx model as a program (src/api/onnx.cpp); `provenance` gets the model's record (JSON).
+std::optional<block::Program> load_onnx(const Source& src, const LoadOptions& options, DiagnosticSink& diags, std::string& provenance);
+// The provenance section of a program's .keg file, if it has something to record.
+std::vector<KegAttachment> provenance_sections(const std::string& provenance);
 // The public form of a record (id: its store id, or empty when not written).
 RunRecord public_record(const conformance::RunRecord& r, std::string id);
 // The record the session's last run made (empty before a run).

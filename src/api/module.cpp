@@ -7,6 +7,7 @@
 #include "frontend/frontend.h"
 #include "ir/block/from_graph.h"
 #include "ir/block/keg_program.h"
+#include "ir/graph/keg_format.h"
 #include "ops/signatures.h"
 #include "syntax/load.h"
 #include "syntax/parse.h"
@@ -23,6 +24,7 @@ Source Source::file(std::string path) {
   if (ext == ".rung") s.kind_ = SourceKind::rung;
   else if (ext == ".keg") s.kind_ = SourceKind::keg;
   else if (ext == ".json") s.kind_ = SourceKind::workflow;
+  else if (ext == ".onnx") s.kind_ = SourceKind::onnx;
   return s;
 }
 
@@ -69,7 +71,7 @@ std::optional<block::Program> load_workflow(const Source& src, SourceMap& source
 
 Module::Module(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
-Result<Module> Module::load(const Source& src, const LoadOptions&) {
+Result<Module> Module::load(const Source& src, const LoadOptions& options) {
   auto impl = std::make_shared<Impl>();
   impl->source = src;
   impl->sources = std::make_shared<SourceMap>();
@@ -77,7 +79,7 @@ Result<Module> Module::load(const Source& src, const LoadOptions&) {
   DiagnosticSink diags;
   auto fail = [&] { return Result<Module>(api::diagnostics_of(diags, impl->sources)); };
   if (!src.kind()) {
-    diags.error("C0011", "cannot load '" + src.name() + "': expected a .rung source, a .keg file or a workflow .json document");
+    diags.error("C0011", "cannot load '" + src.name() + "': expected a .rung source, a .keg file, a workflow .json document or an .onnx model");
     return fail();
   }
   impl->kind = *src.kind();
@@ -85,6 +87,7 @@ Result<Module> Module::load(const Source& src, const LoadOptions&) {
   switch (impl->kind) {
     case SourceKind::rung: program = load_rung(src, sources, diags); break;
     case SourceKind::workflow: program = load_workflow(src, sources, diags); break;
+    case SourceKind::onnx: program = api::load_onnx(src, options, diags, impl->provenance); impl->declares_determinism = false; break;
     case SourceKind::keg: {
       ops::RegistrySignatures signatures;
       std::optional<KegFile> keg;
@@ -92,6 +95,8 @@ Result<Module> Module::load(const Source& src, const LoadOptions&) {
       else keg = load_keg(src.path(), sources, diags, &signatures);
       if (!keg) break;
       impl->keg_attachments = keg->attachments;
+      for (const auto& a : keg->attachments)
+        if (a.kind == static_cast<std::uint32_t>(keg::SectionKind::provenance)) impl->provenance.assign(a.payload.begin(), a.payload.end());
       impl->keg_source = keg->source;
       // A file `rung build` wrote carries the whole program, its declared determinism included;
       // a bare graph declares none (Program::compile asks for it).

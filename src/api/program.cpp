@@ -141,7 +141,7 @@ Result<EntryInfo> Program::entry(std::string_view name) const {
 
 Result<std::vector<std::uint8_t>> Program::serialize() const {
   DiagnosticSink diags;
-  auto bytes = block::write_program_keg(impl_->program, {}, diags);
+  auto bytes = block::write_program_keg(impl_->program, api::provenance_sections(impl_->module.impl().provenance), diags);
   if (!bytes) return api::diagnostics_of(diags, SourceMap{});
   return std::move(*bytes);
 }

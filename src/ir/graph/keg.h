@@ -27,7 +27,7 @@ struct KegAttachment {
   std::uint64_t payload_offset = 0;  // reading: where the payload starts in the file
 };
 
-// `attachments`: sections to add (at most one per kind, kinds 7 and 8). Without them the
+// `attachments`: sections to add (at most one per kind, kinds 7, 8 and 9). Without them the
 // bytes are those of format 1.0; with an exec plan 1.1, with BlockIR 1.2.
 std::vector<std::uint8_t> write_keg(const Graph& g, std::span<const KegAttachment> attachments = {});
 

@@ -24,9 +24,13 @@ enum class SectionKind : std::uint32_t {
   // Not marked optional: a reader that cannot run the program's control flow must refuse
   // the file (K0013) rather than run the graph without it.
   blockir = 8,
+  // Optional: where the graph came from, as an importer recorded it (the ONNX importer: the
+  // model's IR version, opset imports and producer), UTF-8 JSON opaque to this layer. Not
+  // part of the fingerprint: the computation is the graph's.
+  provenance = 9,
 };
 inline constexpr std::uint32_t kRequiredKinds = 6;
-inline constexpr std::uint32_t kLastKnownKind = 8;
+inline constexpr std::uint32_t kLastKnownKind = 9;
 
 // The exec plan section: u32 frame version; the 32-byte fingerprint of the graph the plan
 // was made for (it must equal the header's); then the payload (src/plan decodes it).

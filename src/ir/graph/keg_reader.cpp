@@ -43,7 +43,9 @@ class Reader {
       read_exports(*by_kind[6], f);
       for (const auto& sec : f.sections)
         if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan)) read_exec_plan_frame(sec, f);
-        else if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::blockir)) keep_whole(sec, f);
+        else if (sec.kind == static_cast<std::uint32_t>(keg::SectionKind::blockir) ||
+                 sec.kind == static_cast<std::uint32_t>(keg::SectionKind::provenance))
+          keep_whole(sec, f);
     } catch (const SectionFailed&) {
       return std::nullopt;
     }

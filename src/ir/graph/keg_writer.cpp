@@ -110,8 +110,9 @@ class Writer {
     for (const auto& a : attachments_) extra.push_back(&a);
     std::sort(extra.begin(), extra.end(), [](auto* a, auto* b) { return a->kind < b->kind; });
     for (const KegAttachment* a : extra) {
-      if (a->kind == static_cast<std::uint32_t>(keg::SectionKind::blockir)) {
-        sections.emplace_back(keg::SectionKind::blockir, a->payload);  // framed by src/ir/block
+      if (a->kind == static_cast<std::uint32_t>(keg::SectionKind::blockir) ||
+          a->kind == static_cast<std::uint32_t>(keg::SectionKind::provenance)) {
+        sections.emplace_back(static_cast<keg::SectionKind>(a->kind), a->payload);  // framed by the layer that made it
         continue;
       }
       RUNG_CHECK(a->kind == static_cast<std::uint32_t>(keg::SectionKind::exec_plan), "write_keg: unknown attachment kind");
@@ -198,7 +199,8 @@ class Writer {
     for (const auto& [kind, data] : sections) {
       offset = (offset + 7) & ~std::uint64_t{7};
       out.u32(static_cast<std::uint32_t>(kind));
-      out.u32(kind == keg::SectionKind::exec_plan ? keg::kFlagOptional : 0);
+      bool optional = kind == keg::SectionKind::exec_plan || kind == keg::SectionKind::provenance;
+      out.u32(optional ? keg::kFlagOptional : 0);
       out.u64(offset);
       out.u64(data.size());
       out.hash(sha3_256(data));
@@ -231,6 +233,7 @@ std::string_view keg::section_name(std::uint32_t kind) {
     case 6: return "exports";
     case 7: return "exec_plan";
     case 8: return "blockir";
+    case 9: return "provenance";
     default: return "unknown";
   }
 }

@@ -1,0 +1,49 @@
+// The node handlers, keyed by (domain, op type, opset range): the model's ai.onnx opset
+// import picks the one whose range holds it (Softmax below 13 flattens, from 13 it does not).
+// Each family file adds its handlers; handlers.cpp keeps the table.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "onnx/context.h"
+
+namespace rung::onnx_import {
+
+using HandlerFn = bool (*)(NodeCtx&);
+
+struct Handler {
+  const char* op_type;
+  int since, until;  // the ai.onnx opsets it covers, both inclusive
+  HandlerFn fn;
+  const char* how;   // the registry ops it emits, for `rung import --list-ops`
+};
+
+inline constexpr int kMinOpset = 1, kMaxOpset = 17;  // onnx 1.12's ai.onnx
+
+void add_elementwise_handlers(std::vector<Handler>& h);
+void add_reduce_handlers(std::vector<Handler>& h);
+void add_shape_handlers(std::vector<Handler>& h);
+void add_nn_handlers(std::vector<Handler>& h);
+void add_constant_handlers(std::vector<Handler>& h);
+
+const std::vector<Handler>& handlers();
+// The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.
+const Handler* find_handler(std::string_view op_type, std::int64_t opset, std::string* ranges = nullptr);
+
+// Shared by the family files.
+std::optional<Value> cast_to(NodeCtx& c, const Value& v, DType to);
+std::optional<Value> reshape_to(NodeCtx& c, const Value& v, Shape shape);
+
+}  // namespace rung::onnx_import
+
+namespace rung::onnx_import {
+// Inputs 0..n-1 are present (I0005 naming the first that is not).
+bool need(NodeCtx& c, std::size_t n);
+// Sets output 0 from an emitter's result; false (already reported) when there is none.
+inline bool out0(NodeCtx& c, const std::optional<Value>& v) {
+  if (!v) return false;
+  c.set(0, *v);
+  return true;
+}
+}  // namespace rung::onnx_import

@@ -1,0 +1,193 @@
+// The importer top to bottom: bytes -> ModelProto (parse.h) -> rung's structural checks
+// (structure.h) -> initializers read and checked (tensor_data.h) -> the ONNX checker and
+// shape inference, advisory (advisory.h) -> one handler per node (handlers.h) -> the graph's
+// outputs checked against their declared types -> one exported region `main`.
+#include <set>
+
+#include "base/check.h"
+#include "ir/block/from_graph.h"
+#include "onnx/advisory.h"
+#include "onnx/dtypes.h"
+#include "onnx/handlers.h"
+#include "onnx/onnx_import.h"
+#include "onnx/parse.h"
+#include "onnx/place.h"
+#include "onnx/structure.h"
+
+namespace rung::onnx_import {
+namespace {
+
+// A dim_param as a rung symbol: letters, digits and _ kept, anything else becomes _.
+std::string symbol_name(const std::string& p) {
+  std::string s;
+  for (char ch : p) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "d_" + s;
+  return s;
+}
+
+class Import {
+ public:
+  Import(const ::onnx::ModelProto& m, std::int64_t opset, const Options& o, DiagnosticSink& d)
+      : m_(m), g_(m.graph()), opset_(opset), c_(o, d), d_(d) {}
+
+  std::optional<block::Program> run(const std::string& module_name) {
+    if (!initializers() || !run_checker(m_, d_)) return std::nullopt;
+    inferred_ = infer_shapes(m_, d_);
+    std::vector<ValueRef> params;
+    if (!inputs(params) || !nodes()) return std::nullopt;
+    std::vector<ValueRef> results;
+    if (!outputs(results)) return std::nullopt;
+    c_.b.export_region("main", params, results);
+    auto p = block::program_from_graph(std::move(c_.graph), module_name, {"", ""});
+    auto& f = p.functions.at(0);
+    for (int i = 0; i < g_.output_size(); ++i) f.slots[f.results[static_cast<std::size_t>(i)]].name = g_.output(i).name();
+    return p;
+  }
+
+ private:
+  bool initializers() {
+    for (int i = 0; i < g_.initializer_size(); ++i) {
+      const auto& t = g_.initializer(i);
+      auto v = c_.reader.read(t, "graph.initializer[" + std::to_string(i) + "] " + quoted(t.name()));
+      if (!v) return false;
+      TensorType type = v->type();
+      c_.values[t.name()] = Value{std::move(type), std::nullopt, std::make_shared<const ops::HostTensor>(std::move(*v))};
+    }
+    return true;
+  }
+
+  TensorType type_of(const ::onnx::ValueInfoProto& v) {  // checked by check_structure
+    const auto& t = v.type().tensor_type();
+    TensorType out{*dtype_of(t.elem_type()), {}, MemSpace::host};
+    for (const auto& d : t.shape().dim()) {
+      if (d.has_dim_value()) out.shape.push_back(Dim::fixed(static_cast<std::uint64_t>(d.dim_value())));
+      else if (d.has_dim_param() && !d.dim_param().empty()) out.shape.push_back(Dim::symbol(symbol_name(d.dim_param())));
+      else out.shape.push_back(Dim::symbol("onnx_d" + std::to_string(fresh_++)));
+    }
+    return out;
+  }
+
+  bool inputs(std::vector<ValueRef>& params) {
+    for (int i = 0; i < g_.input_size(); ++i) {
+      const auto& v = g_.input(i);
+      // An input that repeats an initializer's name keeps the initializer's value (see docs/onnx.md).
+      if (c_.values.count(v.name())) continue;
+      TensorType t = type_of(v);
+      ValueRef r = c_.b.param(v.name(), static_cast<std::int64_t>(params.size()), t);
+      params.push_back(r);
+      c_.values[v.name()] = Value{std::move(t), r, nullptr};
+    }
+    return true;
+  }
+
+  bool nodes() {
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const auto& n = g_.node(i);
+      std::string place = node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), opset_);
+      if (!n.domain().empty() && n.domain() != "ai.onnx") {
+        d_.error("I0004", place + ": domain " + quoted(n.domain()) + " has no handlers")
+            .note(n.domain() == "ai.onnx.ml" || n.domain() == "ai.onnx.preview.training"
+                      ? "the ML and training domains are refused"
+                      : "rung imports ai.onnx ops only (no custom domains or model-local functions)");
+        return false;
+      }
+      std::string ranges;
+      const Handler* h = find_handler(n.op_type(), opset_, &ranges);
+      if (!h) {
+        auto& e = d_.error("I0004", place + ": no handler for " + quoted(n.op_type()) + " at opset " + std::to_string(opset_));
+        if (!ranges.empty()) e.note("rung's handlers for it cover opsets " + ranges);
+        else e.note("`rung import --list-ops` lists the ops rung imports; ops that need new registry ops (Conv, pooling, Resize, ...) come later");
+        return false;
+      }
+      NodeCtx ctx(c_, n, place, opset_);
+      std::size_t errors = d_.error_count();
+      if (!h->fn(ctx)) {
+        RUNG_CHECK(d_.error_count() > errors, ("an ONNX handler failed without a diagnostic: " + place).c_str());
+        return false;
+      }
+      for (const auto& a : n.attribute())
+        if (!ctx.read_attrs().count(a.name())) {
+          d_.error("I0005", place + ": attribute " + quoted(a.name()) + " is not supported")
+              .note("rung refuses what it would otherwise ignore: the result could differ from what the model means");
+          return false;
+        }
+      for (int k = 0; k < n.output_size(); ++k) {
+        if (n.output(k).empty()) continue;
+        auto& r = ctx.results()[static_cast<std::size_t>(k)];
+        if (!r) {
+          d_.error("I0005", place + ": output " + std::to_string(k) + " " + quoted(n.output(k)) + " is not supported");
+          return false;
+        }
+        if (!agrees(n.output(k), r->type, place)) return false;
+        c_.values[n.output(k)] = std::move(*r);
+      }
+    }
+    return true;
+  }
+
+  // Shape inference's type of `name` against rung's (where both state extents).
+  bool agrees(const std::string& name, const TensorType& t, const std::string& place) {
+    auto it = inferred_.find(name);
+    if (it == inferred_.end()) return true;
+    return agrees_with(it->second.elem_type, it->second.dims, t, place + ": output " + quoted(name), "ONNX shape inference");
+  }
+
+  bool agrees_with(std::int32_t elem, const std::vector<std::optional<std::int64_t>>& dims, const TensorType& t,
+                   const std::string& place, const char* who) {
+    auto dt = dtype_of(elem);
+    bool same = (elem == 0 || (dt && *dt == t.dtype)) && dims.size() == t.rank();
+    for (std::size_t i = 0; same && i < dims.size(); ++i)
+      if (dims[i] && t.shape[i].is_static() && static_cast<std::uint64_t>(*dims[i]) != t.shape[i].extent()) same = false;
+    if (same) return true;
+    std::string want = onnx_type_name(elem) + "[";
+    for (std::size_t i = 0; i < dims.size(); ++i) want += (i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : std::string("?"));
+    d_.error("I0011", place + ": " + who + " says " + want + "], rung's shape rules give " + t.to_string());
+    return false;
+  }
+
+  bool outputs(std::vector<ValueRef>& results) {
+    for (int i = 0; i < g_.output_size(); ++i) {
+      const auto& o = g_.output(i);
+      const Value& v = c_.values.at(o.name());  // defined: check_structure
+      std::vector<std::optional<std::int64_t>> dims;
+      for (const auto& d : o.type().tensor_type().shape().dim())
+        dims.push_back(d.has_dim_value() ? std::optional<std::int64_t>(d.dim_value()) : std::nullopt);
+      if (!agrees_with(o.type().tensor_type().elem_type(), dims, v.type, "graph.output[" + std::to_string(i) + "] " + quoted(o.name()),
+                       "the declared type"))
+        return false;
+      results.push_back(c_.ref_of(v));
+    }
+    return true;
+  }
+
+  const ::onnx::ModelProto& m_;
+  const ::onnx::GraphProto& g_;
+  std::int64_t opset_;
+  Converter c_;
+  DiagnosticSink& d_;
+  std::map<std::string, InferredType> inferred_;
+  int fresh_ = 0;
+};
+
+}  // namespace
+
+std::optional<Imported> import_model(std::string_view bytes, const std::string& module_name, const Options& options,
+                                     DiagnosticSink& diags) {
+  auto m = parse_model(bytes, options.limits, diags);
+  if (!m) return std::nullopt;
+  auto opset = check_structure(*m, options.limits, diags);
+  if (!opset) return std::nullopt;
+  Imported out;
+  auto& p = out.provenance;
+  p.ir_version = m->ir_version();
+  p.producer_name = m->producer_name().substr(0, 256);
+  p.producer_version = m->producer_version().substr(0, 256);
+  p.graph_name = m->graph().name().substr(0, 256);
+  for (const auto& o : m->opset_import()) p.opsets.emplace_back((o.domain().empty() ? "ai.onnx" : o.domain()).substr(0, 256), o.version());
+  auto program = Import(*m, *opset, options, diags).run(module_name);
+  if (!program || diags.has_errors()) return std::nullopt;
+  out.program = std::move(*program);
+  return out;
+}
+
+}  // namespace rung::onnx_import
