@@ -6,10 +6,8 @@
 //   avg_pool: the canonical sum (§5) of the window's taps in (kh, kw) order, a tap outside
 //             the input contributing +0, divided once by the tap count (count_include_pad:
 //             the taps inside the padded input; otherwise those inside the input).
-#include <cmath>
-
 #include "ops/kernels_conv.h"
-#include "ops/numerics/reduce_tree.h"
+#include "ops/pool_plane.h"
 #include "ops/shape_rules.h"
 
 namespace rung::ops {
@@ -92,13 +90,6 @@ std::uint64_t avg_pool_count(const Window2& g, std::uint64_t oh, std::uint64_t o
 
 namespace {
 
-// Whether `v` replaces `best` in max_pool's scan (NaN first, then greater, then +0 over -0).
-template <typename T> bool replaces(T v, T best) {
-  if (std::isnan(best)) return false;
-  if (std::isnan(v)) return true;
-  return v > best || (v == 0 && best == 0 && !std::signbit(v) && std::signbit(best));
-}
-
 template <typename T> T load(const HostTensor& t, std::uint64_t i) {
   if constexpr (std::is_same_v<T, double>) return t.raw<double>(i);
   else return t.load_f32(i);
@@ -108,62 +99,35 @@ template <typename T> void store(HostTensor& t, std::uint64_t i, T v) {
   else t.store_f32(i, v);
 }
 
-// Calls f(plane, oh, ow, flat output index) for every output, planes (n, c) in order.
-template <typename F> void for_each_output(const HostTensor& x, const Window2& g, F f) {
-  std::uint64_t planes = x.shape()[0] * x.shape()[1];
-  for (std::uint64_t p = 0; p < planes; ++p)
-    for (std::uint64_t oh = 0; oh < g.ax[0].out; ++oh)
-      for (std::uint64_t ow = 0; ow < g.ax[1].out; ++ow) f(p, oh, ow, (p * g.ax[0].out + oh) * g.ax[1].out + ow);
-}
-
-template <typename T> void max_pool_typed(KernelContext& c) {
+// Plane by plane in the compute type T (f16/bf16 widened exactly, rounded once at the output).
+template <typename T> void pool_typed(KernelContext& c, bool max) {
   const HostTensor& X = c.inputs[0];
   Window2 g = pool_window(X, c.attrs);
-  for_each_output(X, g, [&](std::uint64_t p, std::uint64_t oh, std::uint64_t ow, std::uint64_t o) {
-    bool any = false;
-    T best = T(0);
-    std::uint64_t at = 0;
-    for (std::uint64_t kh = 0; kh < g.ax[0].k; ++kh)
-      for (std::uint64_t kw = 0; kw < g.ax[1].k; ++kw) {
-        std::int64_t ih = g.ax[0].at(oh, kh), iw = g.ax[1].at(ow, kw);
-        if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(g.ax[0].in) || iw >= static_cast<std::int64_t>(g.ax[1].in))
-          continue;
-        std::uint64_t i = (p * g.ax[0].in + static_cast<std::uint64_t>(ih)) * g.ax[1].in + static_cast<std::uint64_t>(iw);
-        T v = load<T>(X, i);
-        if (!any || replaces(v, best)) best = v, at = i, any = true;
-      }
-    store<T>(c.outputs[0], o, best);  // the shape rule guarantees a tap inside the input
-    c.outputs[1].set_raw<std::int64_t>(o, static_cast<std::int64_t>(at));
-  });
-}
-
-template <typename T> void avg_pool_typed(KernelContext& c) {
-  const HostTensor& X = c.inputs[0];
-  Window2 g = pool_window(X, c.attrs);
-  bool include_pad = c.attrs.boolean("count_include_pad");
-  std::uint64_t KW = g.ax[1].k;
-  for_each_output(X, g, [&](std::uint64_t p, std::uint64_t oh, std::uint64_t ow, std::uint64_t o) {
-    auto tap = [&](std::uint64_t j) {
-      std::int64_t ih = g.ax[0].at(oh, j / KW), iw = g.ax[1].at(ow, j % KW);
-      if (ih < 0 || iw < 0 || ih >= static_cast<std::int64_t>(g.ax[0].in) || iw >= static_cast<std::int64_t>(g.ax[1].in))
-        return T(0);
-      return load<T>(X, (p * g.ax[0].in + static_cast<std::uint64_t>(ih)) * g.ax[1].in + static_cast<std::uint64_t>(iw));
-    };
-    T s = num::canonical_sum<T>(g.taps(), tap);
-    store<T>(c.outputs[0], o, s / static_cast<T>(avg_pool_count(g, oh, ow, include_pad)));
-  });
+  bool include_pad = !max && c.attrs.boolean("count_include_pad");
+  std::uint64_t planes = X.shape()[0] * X.shape()[1], pin = g.in_plane(), pout = g.out_plane();
+  std::vector<T> x(pin), y(pout);
+  std::vector<std::int64_t> idx(pout);
+  for (std::uint64_t p = 0; p < planes; ++p) {
+    for (std::uint64_t i = 0; i < pin; ++i) x[i] = load<T>(X, p * pin + i);
+    if (max) max_pool_plane(x.data(), g, p * pin, y.data(), idx.data());
+    else avg_pool_plane(x.data(), g, include_pad, y.data());
+    for (std::uint64_t o = 0; o < pout; ++o) {
+      store<T>(c.outputs[0], p * pout + o, y[o]);
+      if (max) c.outputs[1].set_raw<std::int64_t>(p * pout + o, idx[o]);
+    }
+  }
 }
 
 }  // namespace
 
 void max_pool_kernel(KernelContext& c) {
-  if (c.inputs[0].dtype() == DType::f64) max_pool_typed<double>(c);
-  else max_pool_typed<float>(c);
+  if (c.inputs[0].dtype() == DType::f64) pool_typed<double>(c, true);
+  else pool_typed<float>(c, true);
 }
 
 void avg_pool_kernel(KernelContext& c) {
-  if (c.inputs[0].dtype() == DType::f64) avg_pool_typed<double>(c);
-  else avg_pool_typed<float>(c);
+  if (c.inputs[0].dtype() == DType::f64) pool_typed<double>(c, false);
+  else pool_typed<float>(c, false);
 }
 
 }  // namespace rung::ops

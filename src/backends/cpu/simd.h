@@ -35,13 +35,14 @@ double chunk_f64(RedOp op, const double* x, std::size_t n);
 void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out);
 
 // C[M, N] (row stride ldc) = sequential-k fma chains of op(A)(i, k) * op(B)(k, j), starting
-// from +0: element (i, k) of op(A) is a[i * a_rs + k * a_ks], element (k, j) of op(B) is
-// b[k * b_ks + j * b_cs]. Packed, cache-blocked, register-tiled; k-blocks continue the
-// chain (load C, keep chaining, store), so the bits equal the scalar definition.
+// from +0 (with `accumulate`: from C's value, e.g. conv's bias): element (i, k) of op(A) is
+// a[i * a_rs + k * a_ks], element (k, j) of op(B) is b[k * b_ks + j * b_cs]. Packed,
+// cache-blocked, register-tiled; k-blocks continue the chain (load C, keep chaining,
+// store), so the bits equal the scalar definition.
 void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
-              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc);
+              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc, bool accumulate = false);
 void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
-              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc);
+              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc, bool accumulate = false);
 
 // Every NaN among p[0, n) becomes the NaN with bits `canonical_bits` (no other element is
 // written).
