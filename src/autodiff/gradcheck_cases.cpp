@@ -112,6 +112,11 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
       "conv 2-D groups stride dilation");
   add("conv", {r({1, 2, 4, 4}), r({3, 2, 2, 2}), r({3})}, {{"pads", Axes{3, 0, 0, 3}}, {"strides", Axes{3, 2}}},
       "conv 2-D pads beyond the kernel");
+  add("conv_transpose", {r({2, 3, 4}), r({3, 2, 3}), r({2})}, {{"strides", Axes{2}}, {"pads", Axes{1, 0}}, {"output_padding", Axes{1}}},
+      "conv_transpose 1-D stride output_padding bias");
+  add("conv_transpose", {r({2, 4, 3, 3}), r({4, 3, 2, 3})},
+      {{"strides", Axes{2, 1}}, {"pads", Axes{0, 1, 1, 0}}, {"dilations", Axes{1, 2}}, {"groups", I{2}}},
+      "conv_transpose 2-D groups stride dilation");
   add("max_pool", {r({2, 2, 5, 6})}, {{"kernel_shape", Axes{2, 3}}, {"strides", Axes{2, 2}}, {"pads", Axes{1, 0, 0, 1}}});
   add("max_pool", {r({2, 3, 9})}, {{"kernel_shape", Axes{3}}, {"strides", Axes{2}}, {"dilations", Axes{2}}, {"ceil_mode", true}},
       "max_pool 1-D dilation ceil_mode");

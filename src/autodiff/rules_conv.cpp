@@ -1,16 +1,15 @@
-// Gradients of conv, max_pool and avg_pool, written in registry ops (conv itself included),
-// so the backward graph keeps the forward's numeric contract (docs/autodiff.md):
-//   conv dx: conv of dy zero-upsampled by the strides with the kernel flipped and its
-//            channel roles swapped per group (a padding too large is cropped instead);
-//   conv dw: conv of x with dy as the kernel (batch and channels swapped, strides and
-//            dilations exchanged), cut to the kernel extent;
-//   conv db: the canonical sum of dy over images and positions;
+// Gradients of conv, conv_transpose, max_pool and avg_pool, written in registry ops (the
+// convs themselves included), so the backward graph keeps the forward's numeric contract
+// (docs/autodiff.md):
+//   conv dx: conv_transpose of dy with the same window (its adjoint); conv_transpose dx: conv;
+//   dw (both): one conv of the data with the other operand as its kernel (images and
+//            channels swapped, strides and dilations exchanged), cut to the kernel extent;
+//   db: the canonical sum of dy over images and positions;
 //   max_pool: dy scattered onto the forward's indices (the first maximum of each window);
 //   avg_pool: dy / count gathered per (output, tap inside x) and scattered onto the taps.
-#include <limits>
 
 #include "autodiff/rules_common.h"
-#include "ops/window_geometry.h"
+#include "ops/kernels_conv.h"
 
 namespace rung::autodiff {
 namespace {
@@ -23,7 +22,8 @@ std::uint64_t ext(Emitter& e, ValueRef v, std::size_t d) { return e.type(v).shap
 ValueRef transpose(Emitter& e, ValueRef v, Ints perm) { return e.op("transpose", {v}, {{"perm", std::move(perm)}}); }
 ValueRef reshape(Emitter& e, ValueRef v, Shape s) { return e.op("reshape", {v}, {{"shape", std::move(s)}}); }
 ValueRef slice(Emitter& e, ValueRef v, std::int64_t axis, std::int64_t start, std::int64_t end, std::int64_t step = 1) {
-  return e.op("slice", {v}, {{"starts", Ints{start}}, {"ends", Ints{end}}, {"axes", Ints{axis}}, {"steps", Ints{step}}});
+  return e.op("slice", {v},
+              {{"starts", Ints{start}}, {"ends", Ints{end}}, {"axes", Ints{axis}}, {"steps", Ints{step}}});
 }
 
 // [0, 1, ..., rank) with a and b exchanged.
@@ -34,85 +34,105 @@ Ints swap_perm(std::size_t rank, std::size_t a, std::size_t b) {
   return p;
 }
 
-// v with size-1 padding after each element of axis t (stride s): [.., O, ..] -> [.., O*s, ..],
-// element o at o*s and zeros between.
-ValueRef upsample(Emitter& e, ValueRef v, std::size_t t, std::uint64_t s) {
-  if (s == 1) return v;
-  Shape sh = e.type(v).shape, wide = sh;
-  sh.insert(sh.begin() + static_cast<std::ptrdiff_t>(t) + 1, Dim::fixed(1));
-  Ints pads(2 * sh.size(), 0);
-  pads[2 * (t + 1) + 1] = i64(s - 1);
-  ValueRef p = e.op("pad", {reshape(e, v, sh)}, {{"pads", pads}});
-  wide[t] = Dim::fixed(wide[t].extent() * s);
-  return reshape(e, p, wide);
+// The window attributes of `a`'s node, with `output_padding` for conv_transpose.
+AttrMap window_of(const GradArgs& a, std::optional<Ints> output_padding = std::nullopt) {
+  AttrMap m{{"strides", a.attrs.integers("strides")}, {"pads", a.attrs.integers("pads")},
+            {"dilations", a.attrs.integers("dilations")}, {"groups", a.attrs.integer("groups")}};
+  if (output_padding) m.emplace("output_padding", *output_padding);
+  return m;
+}
+
+// The weight gradient of a conv-like op as one conv: dw[(g, b), a, j] = sum over (n, o) of
+// kernel[n, (g, b), o] * data_padded[n, (g, a), o*s + j*d], i.e. a conv of `data` with its
+// images as channels (per group) by `kernel` with its images as input channels, stride d
+// and dilation s exchanged, cut to the kernel extent `k`. The chain runs over (n, o).
+std::optional<ValueRef> weight_grad(Emitter& e, ValueRef data, ValueRef kernel, const GradArgs& a,
+                                    const std::vector<std::uint64_t>& k) {
+  const std::size_t rank = e.type(data).rank(), sp = rank - 2;
+  const auto G = static_cast<std::uint64_t>(a.attrs.integer("groups"));
+  ValueRef ds;
+  if (G == 1) {
+    ds = transpose(e, data, swap_perm(rank, 0, 1));
+  } else {  // [N, G*A, S] -> [N, G, A, S] -> [A, G, N, S] -> [A, G*N, S]
+    const Dim& n = e.type(data).shape[0];
+    if (!n.is_static()) {
+      e.fail("the weight gradient with groups > 1 needs a static batch (it is " + n.to_string() + ")");
+      return std::nullopt;
+    }
+    const std::uint64_t A = ext(e, data, 1) / G;
+    Shape s5{n, Dim::fixed(G), Dim::fixed(A)}, s4{Dim::fixed(A), Dim::fixed(G * n.extent())};
+    Ints perm{2, 1, 0};
+    for (std::size_t i = 0; i < sp; ++i) {
+      s5.push_back(Dim::fixed(ext(e, data, 2 + i)));
+      s4.push_back(Dim::fixed(ext(e, data, 2 + i)));
+      perm.push_back(i64(3 + i));
+    }
+    ds = reshape(e, transpose(e, reshape(e, data, s5), perm), s4);
+  }
+  AttrMap attrs = window_of(a);
+  attrs.insert_or_assign("strides", a.attrs.integers("dilations"));
+  attrs.insert_or_assign("dilations", a.attrs.integers("strides"));
+  ValueRef dw = e.op("conv", {ds, transpose(e, kernel, swap_perm(rank, 0, 1))}, attrs);
+  for (std::size_t i = 0; i < sp; ++i)
+    if (ext(e, dw, 2 + i) != k[i]) dw = slice(e, dw, i64(2 + i), 0, i64(k[i]));
+  return transpose(e, dw, swap_perm(rank, 0, 1));
+}
+
+ValueRef bias_grad(Emitter& e, ValueRef dy) {
+  Ints axes{0};
+  for (std::size_t i = 2; i < e.type(dy).rank(); ++i) axes.push_back(i64(i));
+  return e.op("sum", {dy}, {{"axes", axes}, {"keepdims", false}});
+}
+
+std::vector<std::uint64_t> kernel_extents(Emitter& e, ValueRef w) {
+  std::vector<std::uint64_t> k;
+  for (std::size_t i = 2; i < e.type(w).rank(); ++i) k.push_back(ext(e, w, i));
+  return k;
 }
 
 Grads conv_rule(Emitter& e, const GradArgs& a) {
   ValueRef x = a.inputs[0], w = a.inputs[1], dy = a.output_grads[0];
-  const std::size_t rank = e.type(x).rank(), sp = rank - 2;
+  const std::size_t sp = e.type(x).rank() - 2;
   std::string err;
   auto wa = ops::window_attrs(a.attrs, sp, err);
-  const auto G = static_cast<std::uint64_t>(a.attrs.integer("groups"));
-  const std::uint64_t C = ext(e, x, 1), M = ext(e, w, 0), Cg = C / G, Mg = M / G;
   Grads out(a.inputs.size());
   if (a.wanted[0]) {
-    // dx[c, i] = sum over (m, j) of dy_up[m, i + pb - j*d] w[m, c, j]: a stride-1 conv of the
-    // upsampled dy with the flipped kernel, padded (k-1)*d - pb before and in + pb - len after.
-    ValueRef u = dy;
-    for (std::size_t i = 0; i < sp; ++i) u = upsample(e, u, 2 + i, wa->strides[i]);
-    Ints pads;
+    // dx is conv's adjoint: conv_transpose with the same window; output_padding restores
+    // the input extents the forward's floor dropped.
+    Ints op;
     for (std::size_t i = 0; i < sp; ++i) {
-      auto k = i64(ext(e, w, 2 + i)), d = i64(wa->dilations[i]), pb = i64(wa->pads[2 * i]);
-      auto in = i64(ext(e, x, 2 + i)), len = i64(ext(e, u, 2 + i));
-      std::int64_t before = (k - 1) * d - pb, after = in + pb - len;
-      if (before < 0) u = slice(e, u, i64(2 + i), -before, std::numeric_limits<std::int64_t>::max());
-      if (after < 0) u = slice(e, u, i64(2 + i), 0, i64(ext(e, u, 2 + i)) + after);
-      pads.push_back(std::max<std::int64_t>(before, 0));
-      pads.push_back(std::max<std::int64_t>(after, 0));
+      std::uint64_t in = ext(e, x, 2 + i), o = ext(e, dy, 2 + i), k = ext(e, w, 2 + i);
+      std::uint64_t covered = (o - 1) * wa->strides[i] + wa->dilations[i] * (k - 1) + 1;
+      op.push_back(i64(in + wa->pads[2 * i] + wa->pads[2 * i + 1] - covered));
     }
-    ValueRef wf = w;
-    for (std::size_t i = 0; i < sp; ++i)
-      wf = slice(e, wf, i64(2 + i), std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), -1);
-    if (G == 1) {
-      wf = transpose(e, wf, swap_perm(rank, 0, 1));
-    } else {  // [G*Mg, Cg, k] -> [G, Mg, Cg, k] -> [G, Cg, Mg, k] -> [G*Cg, Mg, k]
-      Shape s5{Dim::fixed(G), Dim::fixed(Mg), Dim::fixed(Cg)}, s4{Dim::fixed(C), Dim::fixed(Mg)};
-      for (std::size_t i = 0; i < sp; ++i) s5.push_back(Dim::fixed(ext(e, w, 2 + i))), s4.push_back(Dim::fixed(ext(e, w, 2 + i)));
-      wf = reshape(e, transpose(e, reshape(e, wf, s5), swap_perm(rank + 1, 1, 2)), s4);
-    }
-    out[0] = e.op("conv", {u, wf}, {{"pads", pads}, {"dilations", a.attrs.integers("dilations")}, {"groups", i64(G)}});
+    out[0] = e.op("conv_transpose", {dy, w}, window_of(a, op));
   }
   if (a.wanted[1]) {
-    // dw[m, c, j] = sum over (n, o) of dy[n, m, o] xp[n, c, o*s + j*d]: x with channels as the
-    // batch and images as channels, convolved with dy as kernel (stride d, dilation s).
-    ValueRef xs;
-    if (G == 1) {
-      xs = transpose(e, x, swap_perm(rank, 0, 1));
-    } else {
-      const Dim& n = e.type(x).shape[0];
-      if (!n.is_static()) {
-        e.fail("conv's weight gradient with groups > 1 needs a static batch (it is " + n.to_string() + ")");
-        return out;
-      }
-      Shape s5{n, Dim::fixed(G), Dim::fixed(Cg)}, s4{Dim::fixed(Cg), Dim::fixed(G * n.extent())};
-      for (std::size_t i = 0; i < sp; ++i) s5.push_back(Dim::fixed(ext(e, x, 2 + i))), s4.push_back(Dim::fixed(ext(e, x, 2 + i)));
-      Ints perm{2, 1, 0};
-      for (std::size_t i = 0; i < sp; ++i) perm.push_back(i64(3 + i));
-      xs = reshape(e, transpose(e, reshape(e, x, s5), perm), s4);
-    }
-    Ints strides, dilations;
-    for (std::size_t i = 0; i < sp; ++i) strides.push_back(i64(wa->dilations[i])), dilations.push_back(i64(wa->strides[i]));
-    ValueRef dw = e.op("conv", {xs, transpose(e, dy, swap_perm(rank, 0, 1))},
-                       {{"strides", strides}, {"dilations", dilations}, {"pads", a.attrs.integers("pads")}, {"groups", i64(G)}});
-    for (std::size_t i = 0; i < sp; ++i)
-      if (ext(e, dw, 2 + i) != ext(e, w, 2 + i)) dw = slice(e, dw, i64(2 + i), 0, i64(ext(e, w, 2 + i)));
-    out[1] = transpose(e, dw, swap_perm(rank, 0, 1));
+    auto dw = weight_grad(e, x, dy, a, kernel_extents(e, w));
+    if (!dw) return out;
+    out[1] = *dw;
   }
-  if (a.inputs.size() > 2 && a.wanted[2]) {
-    Ints axes{0};
-    for (std::size_t i = 0; i < sp; ++i) axes.push_back(i64(2 + i));
-    out[2] = e.op("sum", {dy}, {{"axes", axes}, {"keepdims", false}});
+  if (a.inputs.size() > 2 && a.wanted[2]) out[2] = bias_grad(e, dy);
+  return out;
+}
+
+Grads conv_transpose_rule(Emitter& e, const GradArgs& a) {
+  ValueRef x = a.inputs[0], w = a.inputs[1], dy = a.output_grads[0];
+  Grads out(a.inputs.size());
+  if (a.wanted[0]) {
+    // dx is the adjoint: conv of dy with the same window (cut to x's extents when an
+    // output_padding >= the stride added outputs no input reaches).
+    ValueRef dx = e.op("conv", {dy, w}, window_of(a));
+    for (std::size_t i = 2; i < e.type(x).rank(); ++i)
+      if (ext(e, dx, i) != ext(e, x, i)) dx = slice(e, dx, i64(i), 0, i64(ext(e, x, i)));
+    out[0] = dx;
   }
+  if (a.wanted[1]) {
+    auto dw = weight_grad(e, dy, x, a, kernel_extents(e, w));
+    if (!dw) return out;
+    out[1] = *dw;
+  }
+  if (a.inputs.size() > 2 && a.wanted[2]) out[2] = bias_grad(e, dy);
   return out;
 }
 
@@ -167,6 +187,7 @@ Grads avg_pool_rule(Emitter& e, const GradArgs& a) {
 
 void register_conv_rules() {
   define_rule("conv", conv_rule);
+  define_rule("conv_transpose", conv_transpose_rule);
   define_rule("max_pool", max_pool_rule);
   define_rule("avg_pool", avg_pool_rule);
 }

@@ -540,6 +540,27 @@ std::optional<Draw> draw_conv(DrawContext& c) {
   return d;
 }
 
+// conv_transpose: x [N, C, in...] and w [C, Mg, k...]; pads below the dilated kernel span
+// and an output_padding below the stride keep most draws valid.
+std::optional<Draw> draw_conv_transpose(DrawContext& c) {
+  std::optional<Draw> d = draw_conv(c);
+  if (!d) return d;
+  std::uint64_t G = d->attrs.count("groups") ? static_cast<std::uint64_t>(d->attrs.at("groups").as<std::int64_t>()) : 1;
+  Extents& x = d->shapes[0];
+  Extents& w = d->shapes[1];
+  std::uint64_t C = x[1], Mg = w[0] / G;
+  w[0] = C;
+  w[1] = Mg;
+  for (std::size_t i = 2; i < x.size(); ++i) x[i] = std::max<std::uint64_t>(1, x[i] / 3);
+  if (d->shapes.size() > 2) d->shapes[2] = {G * Mg};
+  if (c.rng.chance(1, 3) && d->attrs.count("strides")) {
+    std::vector<std::int64_t> op;
+    for (auto s : d->attrs.at("strides").as<std::vector<std::int64_t>>()) op.push_back(c.rng.between(0, s - 1));
+    d->attrs.emplace("output_padding", op);
+  }
+  return d;
+}
+
 std::optional<Draw> draw_pool(DrawContext& c) {
   WindowDraw w = draw_window(c, true);
   Draw d;
@@ -593,6 +614,7 @@ const std::vector<OpConstraint>& constraint_table() {
       {"sgd_update", draw_optimizer},
       {"adam_update", draw_optimizer},
       {"conv", draw_conv},
+      {"conv_transpose", draw_conv_transpose},
       {"max_pool", draw_pool},
       {"avg_pool", draw_pool},
   };

@@ -1,7 +1,7 @@
 // conv (docs/semantics.md, "Convolution and pooling"): with groups G, x [N, C, (H,) W],
 // w [M, C/G, (KH,) KW], output channel m of group g = m / (M/G) reads input channels
-// g*(C/G) ... (g+1)*(C/G)-1, and each output element is ONE fma chain
-//   acc = b[m] (or +0);  for c, kh, kw increasing: acc = fma(xp[n, c, oh*sh + kh*dh, ow*sw + kw*dw], w[m, c, kh, kw], acc)
+// g*(C/G) ... (g+1)*(C/G)-1, and each output element is ONE fma chain from b[m] (or +0):
+//   for c, kh, kw increasing: acc = fma(xp[n, c, oh*sh + kh*dh, ow*sw + kw*dw], w[m, c, kh, kw], acc)
 // over the zero-padded input xp (a padding tap is fma(+0, w, acc): a real step of the chain).
 #include "ops/kernels_conv.h"
 
@@ -13,44 +13,59 @@ namespace rung::ops {
 namespace {
 
 std::string dims(const Shape& s) { return shape_to_string(s); }
+std::string num(std::uint64_t v) { return std::to_string(v); }
 
 }  // namespace
 
-ShapeResult rule_conv(const ShapeArgs& a) {
+std::optional<ConvOperands> conv_operands(const ShapeArgs& a, bool transposed, std::string& err) {
   const Shape& x = a.inputs[0].shape;
   const Shape& w = a.inputs[1].shape;
-  if (x.size() != 3 && x.size() != 4)
-    return ShapeResult::fail("x must be [N, C, L] (1-D) or [N, C, H, W] (2-D), got " + dims(x));
+  const char* w_form = transposed ? "[C, M/groups, kernel...]" : "[M, C/groups, kernel...]";
+  if (x.size() != 3 && x.size() != 4) return err = "x must be [N, C, L] (1-D) or [N, C, H, W] (2-D), got " + dims(x), std::nullopt;
   if (w.size() != x.size())
-    return ShapeResult::fail("w must have x's rank " + std::to_string(x.size()) + " ([M, C/groups, kernel...]), got " +
-                             dims(w));
+    return err = "w must have x's rank " + num(x.size()) + " (" + w_form + "), got " + dims(w), std::nullopt;
   for (std::size_t i = 1; i < x.size(); ++i)
-    if (!x[i].is_static()) return ShapeResult::fail("x's channel and spatial dims must be static, got " + dims(x));
+    if (!x[i].is_static()) return err = "x's channel and spatial dims must be static, got " + dims(x), std::nullopt;
   for (const auto& d : w)
-    if (!d.is_static()) return ShapeResult::fail("w's dims must be static, got " + dims(w));
+    if (!d.is_static()) return err = "w's dims must be static, got " + dims(w), std::nullopt;
   std::int64_t groups = a.attrs.integer("groups");
-  std::uint64_t C = x[1].extent(), M = w[0].extent(), Cg = w[1].extent();
-  if (groups < 1) return ShapeResult::fail("`groups` is " + std::to_string(groups) + "; it must be >= 1");
-  auto G = static_cast<std::uint64_t>(groups);
-  if (C % G != 0 || M % G != 0)
-    return ShapeResult::fail("`groups` = " + std::to_string(G) + " must divide x's channels (" + std::to_string(C) +
-                             ") and w's output channels (" + std::to_string(M) + ")");
-  if (Cg * G != C)
-    return ShapeResult::fail("w's dim 1 is " + std::to_string(Cg) + ", but x has " + std::to_string(C) +
-                             " channels in " + std::to_string(G) + " groups (" + std::to_string(C / G) + " per group)");
+  if (groups < 1) return err = "`groups` is " + std::to_string(groups) + "; it must be >= 1", std::nullopt;
+  ConvOperands o;
+  o.groups = static_cast<std::uint64_t>(groups);
+  o.in_channels = x[1].extent();
+  o.out_channels = transposed ? w[1].extent() * o.groups : w[0].extent();
+  // The dim of w that counts input channels: all of them (transposed) or one group's.
+  std::uint64_t w_in = transposed ? w[0].extent() : w[1].extent() * o.groups;
+  if (o.in_channels % o.groups != 0 || o.out_channels % o.groups != 0)
+    return err = "`groups` = " + num(o.groups) + " must divide x's channels (" + num(o.in_channels) +
+                 ") and w's output channels (" + num(o.out_channels) + ")",
+           std::nullopt;
+  if (w_in != o.in_channels)
+    return err = transposed ? "w's dim 0 is " + num(w[0].extent()) + ", but x has " + num(o.in_channels) + " channels"
+                            : "w's dim 1 is " + num(w[1].extent()) + ", but x has " + num(o.in_channels) + " channels in " +
+                                  num(o.groups) + " groups (" + num(o.in_channels / o.groups) + " per group)",
+           std::nullopt;
   if (a.inputs.size() > 2) {
     const Shape& b = a.inputs[2].shape;
-    if (b.size() != 1 || !same_dim(b[0], w[0]))
-      return ShapeResult::fail("bias must have shape [" + std::to_string(M) + "] (w's output channels), got " + dims(b));
+    if (b.size() != 1 || !b[0].is_static() || b[0].extent() != o.out_channels)
+      return err = "bias must have shape [" + num(o.out_channels) + "] (the output channels), got " + dims(b), std::nullopt;
   }
-  std::size_t rank = x.size() - 2;
+  std::string werr;
+  auto wa = window_attrs(a.attrs, x.size() - 2, werr);
+  if (!wa) return err = werr, std::nullopt;
+  o.window = std::move(*wa);
+  return o;
+}
+
+ShapeResult rule_conv(const ShapeArgs& a) {
   std::string err;
-  auto wa = window_attrs(a.attrs, rank, err);
-  if (!wa) return ShapeResult::fail(err);
-  Shape y{x[0], Dim::fixed(M)};
-  for (std::size_t i = 0; i < rank; ++i) {
-    WindowAxis ax{x[2 + i].extent(), w[2 + i].extent(), wa->strides[i], wa->dilations[i], wa->pads[2 * i],
-                  wa->pads[2 * i + 1], 0};
+  auto o = conv_operands(a, false, err);
+  if (!o) return ShapeResult::fail(err);
+  const Shape &x = a.inputs[0].shape, &w = a.inputs[1].shape;
+  Shape y{x[0], Dim::fixed(o->out_channels)};
+  for (std::size_t i = 0; i + 2 < x.size(); ++i) {
+    const WindowAttrs& wa = o->window;
+    WindowAxis ax{x[2 + i].extent(), w[2 + i].extent(), wa.strides[i], wa.dilations[i], wa.pads[2 * i], wa.pads[2 * i + 1], 0};
     auto out = window_out_extent(ax, false, err);
     if (!out) return ShapeResult::fail("spatial axis " + std::to_string(i) + ": " + err);
     y.push_back(Dim::fixed(*out));
@@ -65,20 +80,30 @@ Window2 conv_window(const HostTensor& x, const HostTensor& w, const Attrs& a) {
 
 namespace {
 
-template <typename T> T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>) return t.raw<double>(i);
-  else return t.load_f32(i);
+template <typename T>
+T load(const HostTensor& t, std::uint64_t i) {
+  if constexpr (std::is_same_v<T, double>)
+    return t.raw<double>(i);
+  else
+    return t.load_f32(i);
 }
-template <typename T> void store(HostTensor& t, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) t.set_raw<double>(i, v);
-  else t.store_f32(i, v);
+template <typename T>
+void store(HostTensor& t, std::uint64_t i, T v) {
+  if constexpr (std::is_same_v<T, double>)
+    t.set_raw<double>(i, v);
+  else
+    t.store_f32(i, v);
 }
-template <typename T> T fma_t(T a, T b, T c) {
-  if constexpr (std::is_same_v<T, double>) return num::fma_f64(a, b, c);
-  else return num::fma_f32(a, b, c);
+template <typename T>
+T fma_t(T a, T b, T c) {
+  if constexpr (std::is_same_v<T, double>)
+    return num::fma_f64(a, b, c);
+  else
+    return num::fma_f32(a, b, c);
 }
 
-template <typename T> void conv_typed(KernelContext& c) {
+template <typename T>
+void conv_typed(KernelContext& c) {
   const HostTensor& X = c.inputs[0];
   const HostTensor& W = c.inputs[1];
   HostTensor& Y = c.outputs[0];
@@ -111,8 +136,10 @@ template <typename T> void conv_typed(KernelContext& c) {
 }  // namespace
 
 void conv_kernel(KernelContext& c) {
-  if (c.inputs[0].dtype() == DType::f64) conv_typed<double>(c);
-  else conv_typed<float>(c);
+  if (c.inputs[0].dtype() == DType::f64)
+    conv_typed<double>(c);
+  else
+    conv_typed<float>(c);
 }
 
 }  // namespace rung::ops

@@ -9,8 +9,23 @@
 
 namespace rung::ops {
 
+// What conv and conv_transpose check of their operands and attributes (ranks, static dims,
+// groups, bias, window attributes), shared by both shape rules.
+struct ConvOperands {
+  std::uint64_t in_channels = 0, out_channels = 0, groups = 1;
+  WindowAttrs window;
+};
+std::optional<ConvOperands> conv_operands(const ShapeArgs& a, bool transposed, std::string& err);
+
 ShapeResult rule_conv(const ShapeArgs& a);
 void conv_kernel(KernelContext& c);
+
+// conv_transpose: x [N, C, (H,) W], w [C, M/groups, (KH,) KW]; output extent per axis
+// stride*(in-1) + output_padding + dilation*(k-1) + 1 - pads.
+ShapeResult rule_conv_transpose(const ShapeArgs& a);
+void conv_transpose_kernel(KernelContext& c);
+// Its geometry: `ax[d].in` the input extent, `.out` the output's, k/stride/dilation/pads as given.
+Window2 conv_transpose_window(const HostTensor& x, const HostTensor& w, const Attrs& a);
 
 ShapeResult rule_max_pool(const ShapeArgs& a);  // (y, indices)
 ShapeResult rule_avg_pool(const ShapeArgs& a);

@@ -23,7 +23,8 @@ std::optional<Shape> pool_shape(const ShapeArgs& a, std::string& err) {
   std::size_t rank = x.size() - 2;
   const auto& ks = a.attrs.integers("kernel_shape");
   if (ks.size() != rank) {
-    err = "`kernel_shape` needs " + std::to_string(rank) + " values (one per spatial axis), got " + std::to_string(ks.size());
+    err = "`kernel_shape` needs " + std::to_string(rank) + " values (one per spatial axis), got " +
+          std::to_string(ks.size());
     return std::nullopt;
   }
   auto wa = window_attrs(a.attrs, rank, err);
@@ -39,12 +40,18 @@ std::optional<Shape> pool_shape(const ShapeArgs& a, std::string& err) {
       err = "x's spatial dims must be static, got " + shape_to_string(x);
       return std::nullopt;
     }
-    WindowAxis ax{x[2 + i].extent(), static_cast<std::uint64_t>(ks[i]), wa->strides[i], wa->dilations[i],
-                  wa->pads[2 * i], wa->pads[2 * i + 1], 0};
+    WindowAxis ax{x[2 + i].extent(),
+                  static_cast<std::uint64_t>(ks[i]),
+                  wa->strides[i],
+                  wa->dilations[i],
+                  wa->pads[2 * i],
+                  wa->pads[2 * i + 1],
+                  0};
     auto out = window_out_extent(ax, ceil_mode, err);
     if (!out) return err = "spatial axis " + std::to_string(i) + ": " + err, std::nullopt;
     ax.out = *out;
-    if (!every_window_touches_input(ax, err)) return err = "spatial axis " + std::to_string(i) + ": " + err, std::nullopt;
+    if (!every_window_touches_input(ax, err))
+      return err = "spatial axis " + std::to_string(i) + ": " + err, std::nullopt;
     y.push_back(Dim::fixed(*out));
   }
   return y;
@@ -90,17 +97,24 @@ std::uint64_t avg_pool_count(const Window2& g, std::uint64_t oh, std::uint64_t o
 
 namespace {
 
-template <typename T> T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>) return t.raw<double>(i);
-  else return t.load_f32(i);
+template <typename T>
+T load(const HostTensor& t, std::uint64_t i) {
+  if constexpr (std::is_same_v<T, double>)
+    return t.raw<double>(i);
+  else
+    return t.load_f32(i);
 }
-template <typename T> void store(HostTensor& t, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) t.set_raw<double>(i, v);
-  else t.store_f32(i, v);
+template <typename T>
+void store(HostTensor& t, std::uint64_t i, T v) {
+  if constexpr (std::is_same_v<T, double>)
+    t.set_raw<double>(i, v);
+  else
+    t.store_f32(i, v);
 }
 
 // Plane by plane in the compute type T (f16/bf16 widened exactly, rounded once at the output).
-template <typename T> void pool_typed(KernelContext& c, bool max) {
+template <typename T>
+void pool_typed(KernelContext& c, bool max) {
   const HostTensor& X = c.inputs[0];
   Window2 g = pool_window(X, c.attrs);
   bool include_pad = !max && c.attrs.boolean("count_include_pad");
@@ -109,8 +123,10 @@ template <typename T> void pool_typed(KernelContext& c, bool max) {
   std::vector<std::int64_t> idx(pout);
   for (std::uint64_t p = 0; p < planes; ++p) {
     for (std::uint64_t i = 0; i < pin; ++i) x[i] = load<T>(X, p * pin + i);
-    if (max) max_pool_plane(x.data(), g, p * pin, y.data(), idx.data());
-    else avg_pool_plane(x.data(), g, include_pad, y.data());
+    if (max)
+      max_pool_plane(x.data(), g, p * pin, y.data(), idx.data());
+    else
+      avg_pool_plane(x.data(), g, include_pad, y.data());
     for (std::uint64_t o = 0; o < pout; ++o) {
       store<T>(c.outputs[0], p * pout + o, y[o]);
       if (max) c.outputs[1].set_raw<std::int64_t>(p * pout + o, idx[o]);
@@ -121,13 +137,17 @@ template <typename T> void pool_typed(KernelContext& c, bool max) {
 }  // namespace
 
 void max_pool_kernel(KernelContext& c) {
-  if (c.inputs[0].dtype() == DType::f64) pool_typed<double>(c, true);
-  else pool_typed<float>(c, true);
+  if (c.inputs[0].dtype() == DType::f64)
+    pool_typed<double>(c, true);
+  else
+    pool_typed<float>(c, true);
 }
 
 void avg_pool_kernel(KernelContext& c) {
-  if (c.inputs[0].dtype() == DType::f64) pool_typed<double>(c, false);
-  else pool_typed<float>(c, false);
+  if (c.inputs[0].dtype() == DType::f64)
+    pool_typed<double>(c, false);
+  else
+    pool_typed<float>(c, false);
 }
 
 }  // namespace rung::ops

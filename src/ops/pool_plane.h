@@ -13,7 +13,8 @@ namespace rung::ops {
 
 // Whether `v` replaces `best` in max_pool's scan: a NaN (the first one stays), a greater
 // value, or +0 over -0 — so the result is maximum()'s and its bits are an input element's.
-template <typename T> bool max_pool_replaces(T v, T best) {
+template <typename T>
+bool max_pool_replaces(T v, T best) {
   if (std::isnan(best)) return false;
   if (std::isnan(v)) return true;
   return v > best || (v == 0 && best == 0 && !std::signbit(v) && std::signbit(best));
@@ -47,7 +48,8 @@ void max_pool_plane(const T* x, const Window2& g, std::uint64_t plane_base, T* y
     }
 }
 
-template <typename T> void avg_pool_plane(const T* x, const Window2& g, bool include_pad, T* y) {
+template <typename T>
+void avg_pool_plane(const T* x, const Window2& g, bool include_pad, T* y) {
   const std::uint64_t KW = g.ax[1].k;
   for (std::uint64_t oh = 0; oh < g.ax[0].out; ++oh)
     for (std::uint64_t ow = 0; ow < g.ax[1].out; ++ow) {

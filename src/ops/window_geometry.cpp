@@ -7,8 +7,8 @@ namespace rung::ops {
 namespace {
 
 // `name` as rank values >= lo (or empty: `dflt` each).
-std::optional<std::vector<std::uint64_t>> per_axis(const Attrs& a, const char* name, std::size_t count,
-                                                   std::int64_t lo, std::uint64_t dflt, std::string& err) {
+std::optional<std::vector<std::uint64_t>> per_axis(const Attrs& a, const char* name, std::size_t count, std::int64_t lo,
+                                                   std::uint64_t dflt, std::string& err) {
   const auto& v = a.integers(name);
   if (v.empty()) return std::vector<std::uint64_t>(count, dflt);
   if (v.size() != count) {
@@ -18,8 +18,8 @@ std::optional<std::vector<std::uint64_t>> per_axis(const Attrs& a, const char* n
   std::vector<std::uint64_t> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (v[i] < lo) {
-      err = std::string("`") + name + "`[" + std::to_string(i) + "] is " + std::to_string(v[i]) + "; it must be >= " +
-            std::to_string(lo);
+      err = std::string("`") + name + "`[" + std::to_string(i) + "] is " + std::to_string(v[i]) +
+            "; it must be >= " + std::to_string(lo);
       return std::nullopt;
     }
     out.push_back(static_cast<std::uint64_t>(v[i]));

@@ -155,6 +155,24 @@ void conv_cases(std::vector<Case>& out, std::mt19937_64& rng) {
     }
 }
 
+void conv_transpose_cases(std::vector<Case>& out, std::mt19937_64& rng) {
+  using V = std::vector<std::int64_t>;
+  struct C { std::string label; Extents x, w; bool bias; AttrMap attrs; };
+  std::vector<C> cs = {
+      {"1-D stride", {2, 3, 9}, {3, 4, 3}, true, {{"strides", AttrValue(V{2})}, {"pads", AttrValue(V{1, 0})}, {"output_padding", AttrValue(V{1})}}},
+      {"2-D 4x4/2", {1, 6, 5, 4}, {6, 3, 4, 4}, true, {{"strides", AttrValue(V{2, 2})}, {"pads", AttrValue(V{1, 1, 1, 1})}}},
+      {"K past the 256 k-block", {1, 70, 3, 3}, {70, 5, 2, 2}, false, {{"strides", AttrValue(V{1, 3})}}},
+      {"groups dilation", {2, 4, 4, 5}, {4, 3, 2, 3}, true, {{"groups", AttrValue(std::int64_t{2})}, {"dilations", AttrValue(V{2, 1})}, {"strides", AttrValue(V{3, 2})}}},
+      {"no images", {0, 2, 4}, {2, 3, 2}, true, {}},
+  };
+  for (DType t : kFloats)
+    for (const auto& c : cs) {
+      std::vector<HostTensor> in = {rand_t(rng, t, c.x), rand_t(rng, t, c.w, false)};
+      if (c.bias) in.push_back(rand_t(rng, t, {c.w[1] * (c.attrs.count("groups") ? 2u : 1u)}));
+      out.push_back({std::string(dtype_name(t)) + " " + c.label, in, c.attrs});
+    }
+}
+
 void pool_cases(std::vector<Case>& out, std::mt19937_64& rng, bool avg) {
   using V = std::vector<std::int64_t>;
   struct P { std::string label; Extents x; AttrMap attrs; };
@@ -245,6 +263,8 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     matmul_cases(out, rng);
   } else if (op == "conv") {
     conv_cases(out, rng);
+  } else if (op == "conv_transpose") {
+    conv_transpose_cases(out, rng);
   } else if (op == "max_pool" || op == "avg_pool") {
     pool_cases(out, rng, op == "avg_pool");
   } else if (op == "linear") {

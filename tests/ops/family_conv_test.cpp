@@ -40,17 +40,19 @@ Dim d(std::uint64_t e) { return Dim::fixed(e); }
 
 TEST(Conv, OneDimensionalHandComputed) {
   // x = [1 2 3 4], w = [1 -1], pads 1 before: y[o] = xp[o] - xp[o+1] over xp = [0 1 2 3 4]
-  HostTensor y = eval1("conv", {f32({1, 1, 4}, {1, 2, 3, 4}), f32({1, 1, 2}, {1, -1}), f32({1}, {10})},
-                       {{"pads", V{1, 0}}});
+  HostTensor y =
+      eval1("conv", {f32({1, 1, 4}, {1, 2, 3, 4}), f32({1, 1, 2}, {1, -1}), f32({1}, {10})}, {{"pads", V{1, 0}}});
   EXPECT_EQ(values_f32(y), (std::vector<float>{9, 9, 9, 9}));
-  HostTensor s = eval1("conv", {f32({1, 1, 5}, {1, 2, 3, 4, 5}), f32({1, 1, 2}, {1, 1})}, {{"strides", V{2}}, {"dilations", V{2}}});
+  HostTensor s = eval1("conv", {f32({1, 1, 5}, {1, 2, 3, 4, 5}), f32({1, 1, 2}, {1, 1})},
+                       {{"strides", V{2}}, {"dilations", V{2}}});
   EXPECT_EQ(values_f32(s), (std::vector<float>{4, 8}));  // taps (0, 2), (2, 4)
 }
 
 TEST(Conv, TwoDimensionalGroups) {
   // Two groups of one channel each: channel 0 sums its 2x2 windows, channel 1 negates its taps.
   std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, 70, 80, 90};
-  HostTensor y = eval1("conv", {f32({1, 2, 3, 3}, x), f32({2, 1, 2, 2}, {1, 1, 1, 1, -1, 0, 0, 0})}, {{"groups", std::int64_t{2}}});
+  HostTensor y = eval1("conv", {f32({1, 2, 3, 3}, x), f32({2, 1, 2, 2}, {1, 1, 1, 1, -1, 0, 0, 0})},
+                       {{"groups", std::int64_t{2}}});
   EXPECT_EQ(y.shape(), (Extents{1, 2, 2, 2}));
   EXPECT_EQ(values_f32(y), (std::vector<float>{12, 16, 24, 28, -10, -20, -40, -50}));
 }
@@ -103,23 +105,79 @@ TEST(Conv, ShapeRule) {
   EXPECT_EQ(infer("conv", {f32t({Dim::symbol("N"), d(3), d(32), d(32)}), f32t({d(8), d(3), d(3), d(3)}), f32t({d(8)})},
                   {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}),
             "f32[N, 8, 16, 16]");
-  EXPECT_EQ(infer("conv", {f32t({d(1), d(4), d(10)}), f32t({d(6), d(2), d(3)})}, {{"groups", std::int64_t{2}}, {"dilations", V{3}}}),
+  EXPECT_EQ(infer("conv", {f32t({d(1), d(4), d(10)}), f32t({d(6), d(2), d(3)})},
+                  {{"groups", std::int64_t{2}}, {"dilations", V{3}}}),
             "f32[1, 6, 4]");
   auto err = [&](std::vector<TensorType> in, AttrMap a) { return infer("conv", std::move(in), std::move(a)); };
-  EXPECT_NE(err({f32t({d(1), d(3), d(4), d(4)}), f32t({d(2), d(2), d(3), d(3)})}, {}).find("w's dim 1 is 2"), std::string::npos);
-  EXPECT_NE(err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)})}, {{"groups", std::int64_t{2}}}).find("must divide"),
+  EXPECT_NE(err({f32t({d(1), d(3), d(4), d(4)}), f32t({d(2), d(2), d(3), d(3)})}, {}).find("w's dim 1 is 2"),
             std::string::npos);
+  EXPECT_NE(
+      err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)})}, {{"groups", std::int64_t{2}}}).find("must divide"),
+      std::string::npos);
   EXPECT_NE(err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)})}, {{"pads", V{1}}}).find("`pads` needs 2 values"),
             std::string::npos);
   EXPECT_NE(err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)})}, {{"strides", V{0}}}).find("`strides`[0] is 0"),
             std::string::npos);
   EXPECT_NE(err({f32t({d(1), d(3), d(2)}), f32t({d(2), d(3), d(3)})}, {}).find("does not fit the padded input"),
             std::string::npos);
-  EXPECT_NE(err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)}), f32t({d(3)})}, {}).find("bias must have shape [2]"),
+  EXPECT_NE(
+      err({f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)}), f32t({d(3)})}, {}).find("bias must have shape [2]"),
+      std::string::npos);
+  EXPECT_NE(err({f32t({d(1), d(3), d(4), d(4), d(4)}), f32t({d(2), d(3), d(3), d(3), d(3)})}, {}).find("1-D"),
             std::string::npos);
-  EXPECT_NE(err({f32t({d(1), d(3), d(4), d(4), d(4)}), f32t({d(2), d(3), d(3), d(3), d(3)})}, {}).find("1-D"), std::string::npos);
-  EXPECT_NE(err({f32t({d(1), d(3), Dim::symbol("L")}), f32t({d(2), d(3), d(3)})}, {}).find("must be static"), std::string::npos);
-  EXPECT_EQ(eval_codes("conv", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 3}, {1, 1, 1})}), (std::vector<std::string>{"N0011"}));
+  EXPECT_NE(err({f32t({d(1), d(3), Dim::symbol("L")}), f32t({d(2), d(3), d(3)})}, {}).find("must be static"),
+            std::string::npos);
+  EXPECT_EQ(eval_codes("conv", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 3}, {1, 1, 1})}),
+            (std::vector<std::string>{"N0011"}));
+}
+
+// ---- conv_transpose
+
+TEST(ConvTranspose, OneDimensionalHandComputed) {
+  // x = [1 2], w = [1 10 100], stride 2: y = [1 10 102 20 200] (taps meeting no input are +0).
+  HostTensor y = eval1("conv_transpose", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 3}, {1, 10, 100})}, {{"strides", V{2}}});
+  EXPECT_EQ(values_f32(y), (std::vector<float>{1, 10, 102, 20, 200}));
+  HostTensor p = eval1("conv_transpose", {f32({1, 1, 2}, {1, 2}), f32({1, 1, 3}, {1, 10, 100}), f32({1}, {0.5f})},
+                       {{"strides", V{2}}, {"pads", V{1, 2}}, {"output_padding", V{1}}});
+  EXPECT_EQ(values_f32(p), (std::vector<float>{10.5f, 102.5f, 20.5f}));  // 6 outputs, 1 cut before, 2 after
+}
+
+// conv_transpose is conv's adjoint: <conv(x, w), y> = <x, conv_transpose(y, w)> (in f64,
+// where both sides are exact sums of exactly representable products).
+TEST(ConvTranspose, IsTheAdjointOfConv) {
+  auto ints = [](std::size_t n, std::uint32_t seed) {
+    std::vector<double> v(n);
+    std::uint32_t s = seed;
+    for (auto& x : v) s = s * 1664525u + 1013904223u, x = static_cast<double>(static_cast<int>(s >> 27) - 16);
+    return v;
+  };
+  AttrMap a = {{"strides", V{2, 3}}, {"pads", V{1, 2, 0, 1}}, {"dilations", V{1, 2}}, {"groups", std::int64_t{2}}};
+  HostTensor x = f64({2, 4, 7, 9}, ints(2 * 4 * 7 * 9, 1)), w = f64({6, 2, 3, 2}, ints(6 * 2 * 3 * 2, 2));
+  HostTensor y = eval1("conv", {x, w}, a);
+  HostTensor gy = f64(y.shape(), ints(y.numel(), 3));
+  // x's extents are reached again with output_padding = (in + pads - span) mod stride.
+  AttrMap t = a;
+  t.insert_or_assign("output_padding", V{(7 + 3 - 3) % 2, (9 + 1 - 3) % 3});
+  HostTensor gx = eval1("conv_transpose", {gy, w}, t);
+  ASSERT_EQ(gx.shape(), x.shape());
+  double lhs = 0, rhs = 0;
+  for (std::uint64_t i = 0; i < y.numel(); ++i) lhs += y.raw<double>(i) * gy.raw<double>(i);
+  for (std::uint64_t i = 0; i < x.numel(); ++i) rhs += x.raw<double>(i) * gx.raw<double>(i);
+  EXPECT_EQ(lhs, rhs);
+}
+
+TEST(ConvTranspose, ShapeRule) {
+  EXPECT_EQ(infer("conv_transpose", {f32t({Dim::symbol("N"), d(8), d(7), d(7)}), f32t({d(8), d(3), d(4), d(4)}), f32t({d(6)})},
+                  {{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}, {"groups", std::int64_t{2}}}),
+            "f32[N, 6, 14, 14]");
+  EXPECT_NE(infer("conv_transpose", {f32t({d(1), d(3), d(4)}), f32t({d(2), d(3), d(3)})}, {}).find("w's dim 0 is 2"),
+            std::string::npos);
+  EXPECT_NE(infer("conv_transpose", {f32t({d(1), d(3), d(4)}), f32t({d(3), d(3), d(3)})}, {{"output_padding", V{1}}})
+                .find("smaller than the stride"),
+            std::string::npos);
+  EXPECT_NE(infer("conv_transpose", {f32t({d(1), d(3), d(1)}), f32t({d(3), d(3), d(1)})}, {{"pads", V{1, 0}}})
+                .find("leave no output"),
+            std::string::npos);
 }
 
 // ---- window geometry
@@ -165,7 +223,8 @@ TEST(MaxPool, HandComputedWithIndices) {
     DiagnosticSink dg;
     return *evaluate("max_pool", in, a, dg);
   };
-  auto out = r({f32({1, 1, 3, 4}, {1, 5, 2, 0, 3, 4, 9, 8, 7, 6, 2, 1})}, {{"kernel_shape", V{2, 2}}, {"strides", V{1, 2}}});
+  auto out =
+      r({f32({1, 1, 3, 4}, {1, 5, 2, 0, 3, 4, 9, 8, 7, 6, 2, 1})}, {{"kernel_shape", V{2, 2}}, {"strides", V{1, 2}}});
   EXPECT_EQ(values_f32(out[0]), (std::vector<float>{5, 9, 7, 9}));
   EXPECT_EQ(values_i64(out[1]), (std::vector<std::int64_t>{1, 6, 8, 6}));
   // Padding never wins, even over -inf; indices are flat over (n, c, h, w).
@@ -188,12 +247,16 @@ TEST(MaxPool, ShapeRule) {
   EXPECT_EQ(infer("max_pool", {f32t({Dim::symbol("N"), Dim::symbol("C"), d(7), d(7)})},
                   {{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"ceil_mode", true}}),
             "f32[N, C, 3, 3] i64[N, C, 3, 3]");
-  EXPECT_NE(infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{2, 2}}}).find("`kernel_shape` needs 1 values"),
+  EXPECT_NE(
+      infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{2, 2}}}).find("`kernel_shape` needs 1 values"),
+      std::string::npos);
+  EXPECT_NE(infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{2}}, {"pads", V{2, 0}}})
+                .find("entirely in the padding"),
             std::string::npos);
-  EXPECT_NE(infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{2}}, {"pads", V{2, 0}}}).find("entirely in the padding"),
+  EXPECT_NE(infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{0}}}).find("must be >= 1"),
             std::string::npos);
-  EXPECT_NE(infer("max_pool", {f32t({d(1), d(1), d(4)})}, {{"kernel_shape", V{0}}}).find("must be >= 1"), std::string::npos);
-  EXPECT_EQ(eval_codes("max_pool", {f32({1, 1, 4}, {1, 2, 3, 4})}, {}), (std::vector<std::string>{"N0011"}));  // kernel_shape required
+  EXPECT_EQ(eval_codes("max_pool", {f32({1, 1, 4}, {1, 2, 3, 4})}, {}),
+            (std::vector<std::string>{"N0011"}));  // kernel_shape required
 }
 
 // ---- avg_pool

@@ -44,6 +44,17 @@ void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::
 void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
               const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc, bool accumulate = false);
 
+// One (n, c) plane of max_pool / avg_pool in f32 (docs/semantics.md §17), vectorised across
+// the output positions of a row, each lane running its output's own sequence. Plane offsets
+// must fit int32 and avg's taps one canonical chunk (k_h * k_w <= 4096).
+struct PoolWindow {
+  std::size_t in_h, in_w, k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l, out_h, out_w;
+};
+// y[o] and idx[o] = plane_base + the flat position in the plane of output o's first maximum.
+void max_pool_plane_f32(const float* x, const PoolWindow& w, std::int64_t plane_base, float* y, std::int64_t* idx);
+// y[o] = the canonical sum of output o's taps / count[o].
+void avg_pool_plane_f32(const float* x, const PoolWindow& w, const float* count, float* y);
+
 // Every NaN among p[0, n) becomes the NaN with bits `canonical_bits` (no other element is
 // written).
 void canonicalize_nans_f32(float* p, std::size_t n, std::uint32_t canonical_bits);
