@@ -53,3 +53,12 @@ fuzz: setup
 .PHONY: test-arm64
 test-arm64: configure
 	@scripts/test-arm64.sh $(BUILD) build-arm64
+
+# The ONNX backend node tests (docs/onnx-suite.md): every test imported and run on rung's cpu
+# backend in tier debug, its table (verdict, reason, max ulp) and the summary; the peer
+# (onnxruntime-node) on the same tests beside it. ONNX_UPDATE=1 rewrites the expectations.
+.PHONY: test-onnx
+test-onnx: build
+	@tests/onnx/node_suite_test.sh $(CURDIR) $(CURDIR)/$(BUILD) --table $(if $(ONNX_UPDATE),--update)
+	@node tests/onnx/ort/run_node_tests.mjs $(BUILD)/onnx-node/node $(BUILD)/onnx-ort >/dev/null
+	@/usr/bin/python3 tests/onnx/judge.py $(BUILD)/onnx-node/node $(BUILD)/onnx-rung --peer $(BUILD)/onnx-ort | tail -4

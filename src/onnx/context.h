@@ -42,7 +42,9 @@ struct Converter {
   Graph graph;
   GraphBuilder b;
   std::map<std::string, Value> values;
-  std::map<const ops::HostTensor*, ValueRef> const_refs;
+  // Known tensors already emitted as const nodes. The entry holds the tensor: were it freed, a
+  // later constant could be allocated at the same address and take this one's node.
+  std::map<const ops::HostTensor*, std::pair<std::shared_ptr<const ops::HostTensor>, ValueRef>> const_refs;
 };
 
 class NodeCtx {

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Compares a judge.py --json report with the committed expectations (tests/onnx/node_expectations.txt).
+
+  /usr/bin/python3 tests/onnx/expectations.py JUDGE.json EXPECTATIONS.txt [--update]
+
+Each line of EXPECTATIONS is `VERDICT TEST` (verdicts: pass, FAIL, refused, not-attempted). A test
+expected to pass that does not is a regression; a test that passes but is expected not to is a
+surprise pass (write it down: --update); either fails the run. A FAIL is a wrong result rung gave:
+each must be listed, so a new one is never silent. Prints the summary by verdict either way.
+"""
+import json
+import sys
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    report, path = args
+    tests = json.load(open(report))["tests"]
+    got = {name: r["verdict"].replace(" ", "-") for name, r in tests.items()}
+    if "--update" in sys.argv:
+        with open(path, "w") as f:
+            f.write("# ONNX node tests on rung (cpu, tier debug): the verdict each test is expected to get.\n")
+            f.write("# Regenerate: make test-onnx ONNX_UPDATE=1 (tests/onnx/node_suite_test.sh --update).\n")
+            for name in sorted(got):
+                f.write(f"{got[name]} {name}\n")
+        print(f"expectations: wrote {len(got)} verdicts to {path}")
+        return 0
+    want = {}
+    for line in open(path):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            verdict, name = line.split(None, 1)
+            want[name] = verdict
+    problems = []
+    for name in sorted(set(got) | set(want)):
+        g, w = got.get(name, "missing"), want.get(name, "unlisted")
+        if g == w:
+            continue
+        if w == "pass":
+            problems.append(f"REGRESSION {name}: expected pass, got {g} ({tests.get(name, {}).get('reason')})")
+        elif g == "pass":
+            problems.append(f"SURPRISE PASS {name}: expected {w} (update the expectations)")
+        elif g == "FAIL":
+            problems.append(f"NEW FAIL {name}: expected {w}, got a wrong result ({tests[name].get('reason')})")
+        else:
+            problems.append(f"CHANGED {name}: expected {w}, got {g}")
+    counts = {}
+    for v in got.values():
+        counts[v] = counts.get(v, 0) + 1
+    total = len(got)
+    print("ONNX node tests on rung: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("pass", "FAIL", "refused", "not-attempted")) +
+          f" of {total} ({100.0 * counts.get('pass', 0) / max(total, 1):.1f}% pass)")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
