@@ -12,10 +12,10 @@ using AttrType = ::onnx::AttributeProto_AttributeType;
 ValueRef Converter::ref_of(const Value& v) {
   if (v.ref) return *v.ref;
   RUNG_CHECK(v.known != nullptr, "an ONNX value with neither a graph value nor a known tensor");
-  if (auto it = const_refs.find(v.known.get()); it != const_refs.end()) return it->second;
+  if (auto it = const_refs.find(v.known.get()); it != const_refs.end()) return it->second.second;
   auto bytes = v.known->bytes();
   ValueRef r = b.constant(v.known->type(), Bytes(bytes.begin(), bytes.end()));
-  const_refs.emplace(v.known.get(), r);
+  const_refs.emplace(v.known.get(), std::make_pair(v.known, r));
   return r;
 }
 

@@ -42,7 +42,9 @@ struct Converter {
   Graph graph;
   GraphBuilder b;
   std::map<std::string, Value> values;
-  std::map<const ops::HostTensor*, ValueRef> const_refs;
+  // Known tensors already made const nodes. The entry holds the tensor, so its address cannot
+  // be reused by another one while the import runs.
+  std::map<const ops::HostTensor*, std::pair<std::shared_ptr<const ops::HostTensor>, ValueRef>> const_refs;
 };
 
 class NodeCtx {

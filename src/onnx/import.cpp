@@ -31,7 +31,7 @@ class Import {
       : m_(m), g_(m.graph()), opset_(opset), c_(o, d), d_(d) {}
 
   std::optional<block::Program> run(const std::string& module_name) {
-    if (!initializers() || !run_checker(m_, d_)) return std::nullopt;
+    if (!handled() || !initializers() || !run_checker(m_, d_)) return std::nullopt;
     inferred_ = infer_shapes(m_, d_);
     std::vector<ValueRef> params;
     if (!inputs(params) || !nodes()) return std::nullopt;
@@ -45,6 +45,30 @@ class Import {
   }
 
  private:
+  // Every node has a handler (I0004), known before the checker runs: a missing one is the
+  // finding that matters, whatever else the checker would say.
+  bool handled() {
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const auto& n = g_.node(i);
+      std::string place = node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), opset_);
+      if (!n.domain().empty() && n.domain() != "ai.onnx") {
+        d_.error("I0004", place + ": domain " + quoted(n.domain()) + " has no handlers")
+            .note(n.domain() == "ai.onnx.ml" || n.domain() == "ai.onnx.preview.training"
+                      ? "the ML and training domains are refused"
+                      : "rung imports ai.onnx ops only (no custom domains or model-local functions)");
+        return false;
+      }
+      std::string ranges;
+      if (!find_handler(n.op_type(), opset_, &ranges)) {
+        auto& e = d_.error("I0004", place + ": no handler for " + quoted(n.op_type()) + " at opset " + std::to_string(opset_));
+        if (!ranges.empty()) e.note("rung's handlers for it cover opsets " + ranges);
+        else e.note("`rung import --list-ops` lists the ops rung imports; ops that need new registry ops (Conv, pooling, Resize, ...) come later");
+        return false;
+      }
+    }
+    return true;
+  }
+
   bool initializers() {
     for (int i = 0; i < g_.initializer_size(); ++i) {
       const auto& t = g_.initializer(i);
@@ -84,21 +108,7 @@ class Import {
     for (int i = 0; i < g_.node_size(); ++i) {
       const auto& n = g_.node(i);
       std::string place = node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), opset_);
-      if (!n.domain().empty() && n.domain() != "ai.onnx") {
-        d_.error("I0004", place + ": domain " + quoted(n.domain()) + " has no handlers")
-            .note(n.domain() == "ai.onnx.ml" || n.domain() == "ai.onnx.preview.training"
-                      ? "the ML and training domains are refused"
-                      : "rung imports ai.onnx ops only (no custom domains or model-local functions)");
-        return false;
-      }
-      std::string ranges;
-      const Handler* h = find_handler(n.op_type(), opset_, &ranges);
-      if (!h) {
-        auto& e = d_.error("I0004", place + ": no handler for " + quoted(n.op_type()) + " at opset " + std::to_string(opset_));
-        if (!ranges.empty()) e.note("rung's handlers for it cover opsets " + ranges);
-        else e.note("`rung import --list-ops` lists the ops rung imports; ops that need new registry ops (Conv, pooling, Resize, ...) come later");
-        return false;
-      }
+      const Handler* h = find_handler(n.op_type(), opset_);  // there is one: handled()
       NodeCtx ctx(c_, n, place, opset_);
       std::size_t errors = d_.error_count();
       if (!h->fn(ctx)) {
