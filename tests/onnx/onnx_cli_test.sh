@@ -27,6 +27,9 @@ check "the .keg has a provenance section" 'grep -q "^  provenance" <<<"$sections
 ops=$("$rung" import --list-ops 2>&1); rc=$?
 check "--list-ops exits 0 and lists Gemm 7-17" '[[ $rc == 0 ]] && grep -Eq "^Gemm +7-17 " <<<"$ops"'
 check "--list-ops lists the two Softmax forms" '[[ $(grep -c "^Softmax " <<<"$ops") == 2 ]]'
+want=$(tail -n +2 <<<"$ops" | awk '{op = $1; r = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); print "| " op " | " r " | " $0 " |"}')
+have=$(grep -E '^\| [A-Za-z][A-Za-z0-9]* \| [0-9]+-[0-9]+ \|' "$src/docs/onnx.md")
+check "the op table of docs/onnx.md is --list-ops: $(diff <(echo "$want") <(echo "$have") | head -5)" '[[ "$want" == "$have" ]]'
 err=$("$rung" import "$src/tests/onnx/hostile/I0008_dotdot_etc_passwd.onnx" -o bad.keg 2>&1); rc=$?
 check "a hostile model exits 1 with I0008 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0008\]" <<<"$err"'
 check "nothing is written for a hostile model" '[[ ! -e bad.keg ]]'
