@@ -174,6 +174,14 @@ def main():
     inv = 1 / np.sqrt((d * d).mean(axis=(1, 2), keepdims=True) + F(1e-5))
     case("layernormalization", [N("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], axis=1)], [("x", xl)],
          [("y", d * inv * g + be), ("mean", mean), ("inv", inv)], inits={"g": g, "b": be})
+    si, bi2 = r(3), r(3)
+    mi = xb.mean(axis=(2, 3), keepdims=True)
+    vi = xb.var(axis=(2, 3), keepdims=True)
+    case("instancenormalization", [N("InstanceNormalization", ["x", "s", "b"], epsilon=1e-4)], [("x", xb)],
+         [("y", bc(si) * (xb - mi) / np.sqrt(vi + F(1e-4)) + bc(bi2))], inits={"s": si, "b": bi2})
+    mm = xb.mean(axis=(0, 2, 3), keepdims=True)
+    sd = np.sqrt((xb * xb).mean(axis=(0, 2, 3), keepdims=True) - mm * mm)
+    case("meanvariancenormalization", [N("MeanVarianceNormalization", ["x"])], [("x", xb)], [("y", (xb - mm) / (sd + F(1e-9)))])
     case("dropout", [N("Dropout", ["x"], ["y", "mask"])], [("x", x)], [("y", x), ("mask", np.ones(x.shape, bool))])
     case("globalaveragepool", [N("GlobalAveragePool", ["x"])], [("x", xb)], [("y", xb.mean(axis=(2, 3), keepdims=True))])
     case("globalmaxpool", [N("GlobalMaxPool", ["x"])], [("x", xb)], [("y", xb.max(axis=(2, 3), keepdims=True))])
@@ -213,6 +221,27 @@ def main():
     case("split", [N("Split", ["x", "s"], ["y0", "y1"], axis=1)], [("x", x)], [("y0", x[:, :1]), ("y1", x[:, 1:])],
          inits={"s": np.array([1, 3], np.int64)})
     case("split_equal_11", [N("Split", ["x"], ["y0", "y1"], axis=1)], [("x", x)], [("y0", x[:, :2]), ("y1", x[:, 2:])], opset=11)
+    # ---- index arithmetic ------------------------------------------------------------------
+    xd2 = r(1, 8, 2, 3)
+    b_ = 2
+    dcr = xd2.reshape(1, b_, b_, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+    crd = xd2.reshape(1, 2, b_, b_, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6)
+    case("depthtospace", [N("DepthToSpace", ["x"], blocksize=2)], [("x", xd2)], [("y", dcr)])
+    case("depthtospace_crd", [N("DepthToSpace", ["x"], blocksize=2, mode="CRD")], [("x", xd2)], [("y", crd)])
+    xs2 = r(1, 2, 4, 6)
+    s2d = xs2.reshape(1, 2, 2, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 8, 2, 3)
+    case("spacetodepth", [N("SpaceToDepth", ["x"], blocksize=2)], [("x", xs2)], [("y", s2d)])
+    xt = r(2, 4, 5)
+    case("trilu", [N("Trilu", ["x", "k"])], [("x", xt)], [("y", np.triu(xt, 1))], inits={"k": np.array(1, np.int64)})
+    case("trilu_lower", [N("Trilu", ["x"], upper=0)], [("x", xt)], [("y", np.tril(xt))])
+    case("eyelike", [N("EyeLike", ["x"], k=-1, dtype=TensorProto.INT64)], [("x", r(3, 4))], [("y", np.eye(3, 4, k=-1, dtype=np.int64))])
+    ind = np.array([[0, 3], [-1, 7]], np.int64)
+    oh = np.where(np.arange(4)[None, :, None] == (ind % 4)[:, None, :], F(5), F(-1))
+    oh[1, :, 1] = -1  # 7 is outside [-4, 4): no class
+    case("onehot", [N("OneHot", ["i", "d", "v"], axis=1)], [("i", ind)], [("y", oh)],
+         inits={"d": np.array(4, np.int64), "v": np.array([-1, 5], F)})
+    hm = np.array([[1, 3, 3, 0], [2, 2, 1, 2]], F)
+    case("hardmax", [N("Hardmax", ["x"])], [("x", hm)], [("y", np.eye(4, dtype=F)[np.argmax(hm, axis=-1)])])
     # ---- values known at import ---------------------------------------------------------------
     cv = r(2, 2)
     case("constant", [N("Constant", [], ["c"], value=numpy_helper.from_array(cv)), N("Add", ["x", "c"])], [("x", cv)], [("y", cv + cv)])
