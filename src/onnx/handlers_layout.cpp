@@ -40,7 +40,9 @@ bool depth_to_space(NodeCtx& c) {
     if (!d[i].is_static()) return c.fail("I0012", "DepthToSpace over the symbolic dim " + d[i].name());
   auto bb = static_cast<std::uint64_t>(b);
   std::uint64_t C = d[1].extent(), H = d[2].extent(), W = d[3].extent();
-  if (C % (bb * bb) != 0) return c.fail("I0005", "C = " + std::to_string(C) + " is not a multiple of blocksize^2");
+  if (bb > C || bb * bb > C || C % (bb * bb) != 0)  // bb <= C keeps bb * bb from wrapping
+    return c.fail("I0005", "C = " + std::to_string(C) + " is not a multiple of blocksize^2 = " + std::to_string(b) + "^2");
+  if (H > UINT64_MAX / bb || W > UINT64_MAX / bb) return c.fail("I0006", "H or W times the blocksize overflows");
   Shape out{d[0], Dim::fixed(C / (bb * bb)), Dim::fixed(H * bb), Dim::fixed(W * bb)};
   if (mode == "DCR")
     return blocks(c, x, {d[0], Dim::fixed(bb), Dim::fixed(bb), Dim::fixed(C / (bb * bb)), d[2], d[3]}, {0, 3, 4, 1, 5, 2}, out);
@@ -58,6 +60,7 @@ bool space_to_depth(NodeCtx& c) {
   auto bb = static_cast<std::uint64_t>(b);
   std::uint64_t C = d[1].extent(), H = d[2].extent(), W = d[3].extent();
   if (H % bb != 0 || W % bb != 0) return c.fail("I0005", "H and W must be multiples of blocksize");
+  if (bb > UINT64_MAX / bb || C > UINT64_MAX / (bb * bb)) return c.fail("I0006", "C times blocksize^2 overflows");
   return blocks(c, x, {d[0], d[1], Dim::fixed(H / bb), Dim::fixed(bb), Dim::fixed(W / bb), Dim::fixed(bb)}, {0, 3, 5, 1, 2, 4},
                 {d[0], Dim::fixed(C * bb * bb), Dim::fixed(H / bb), Dim::fixed(W / bb)});
 }

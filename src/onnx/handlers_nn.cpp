@@ -59,6 +59,7 @@ bool softmax(NodeCtx& c, const char* op) {
   // Below opset 13 the axes from `axis` on are one: [prod(d < axis), prod(d >= axis)].
   auto dims = c.static_shape(x, "the input (softmax below opset 13 flattens it)");
   if (!dims) return false;
+  if (!x.type.element_count()) return c.fail("I0006", "the element count of " + x.type.to_string() + " overflows");
   std::uint64_t lo = 1, hi = 1;
   for (std::size_t i = 0; i < dims->size(); ++i) (static_cast<std::int64_t>(i) < *ax ? lo : hi) *= (*dims)[i];
   V flat = reshape_to(c, x, {Dim::fixed(lo), Dim::fixed(hi)});
