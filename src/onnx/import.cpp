@@ -88,10 +88,17 @@ class Import {
     TensorType out{*dtype_of(t.elem_type()), {}, MemSpace::host};
     for (const auto& d : t.shape().dim()) {
       if (d.has_dim_value()) out.shape.push_back(Dim::fixed(static_cast<std::uint64_t>(d.dim_value())));
-      else if (d.has_dim_param() && !d.dim_param().empty()) out.shape.push_back(Dim::symbol(symbol_name(d.dim_param())));
-      else out.shape.push_back(Dim::symbol("onnx_d" + std::to_string(fresh_++)));
+      else if (d.has_dim_param() && !d.dim_param().empty()) out.shape.push_back(bound(symbol_name(d.dim_param())));
+      else out.shape.push_back(bound("onnx_d" + std::to_string(fresh_++)));
     }
     return out;
+  }
+
+  Dim bound(const std::string& symbol) {
+    auto it = c_.options.bound_dims.find(symbol);
+    if (it == c_.options.bound_dims.end()) return Dim::symbol(symbol);
+    used_.insert(symbol);
+    return Dim::fixed(it->second);
   }
 
   bool inputs(std::vector<ValueRef>& params) {
@@ -104,6 +111,8 @@ class Import {
       params.push_back(r);
       c_.values[v.name()] = Value{std::move(t), r, nullptr};
     }
+    for (const auto& [name, extent] : c_.options.bound_dims)
+      if (!used_.count(name)) d_.warning("I0012", "--dim " + name + "=" + std::to_string(extent) + " names no symbolic dim of the graph's inputs");
     return true;
   }
 
@@ -186,6 +195,7 @@ class Import {
   DiagnosticSink& d_;
   std::vector<std::pair<std::string, std::string>> produced_;  // node outputs and their nodes' places
   int fresh_ = 0;
+  std::set<std::string> used_;  // the bound dims an input uses
 };
 
 }  // namespace

@@ -117,6 +117,23 @@ TEST(OnnxImport, SymbolicDimsStaySymbols) {
   EXPECT_EQ(f[0].results[0].name, "y");  // the ONNX output's name
 }
 
+TEST(OnnxImport, DimsBoundAtImportBecomeExtents) {
+  LoadOptions lo;
+  lo.dims = {"batch=5"};
+  auto m = Module::load(Source::file((kCases / "symbolic_batch/model.onnx").string()), lo);
+  ASSERT_TRUE(m.ok()) << m.diagnostics().text();
+  EXPECT_EQ(m->functions()[0].params[0].type, "f32[5, 3]");
+  EXPECT_EQ(m->functions()[0].results[0].type, "f32[5]");
+  lo.dims = {"nobody=3"};  // a binding no input uses: said, not ignored
+  auto w = Module::load(Source::file((kCases / "symbolic_batch/model.onnx").string()), lo);
+  ASSERT_TRUE(w.ok()) << w.diagnostics().text();
+  EXPECT_TRUE(w.diagnostics().contains("I0012"));
+  lo.dims = {"batch"};
+  auto bad = Module::load(Source::file((kCases / "symbolic_batch/model.onnx").string()), lo);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.diagnostics().contains("C0020")) << bad.diagnostics().text();
+}
+
 TEST(OnnxImport, ImportWritesAKegWithProvenance) {
   fs::path out = fs::temp_directory_path() / ("rung-onnx-import-" + std::to_string(::getpid()) + ".keg");
   OnnxImportOptions o;
