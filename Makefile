@@ -29,7 +29,7 @@ clean:
 	rm -rf $(BUILD) build-fuzz
 
 # libFuzzer (clang) on one fuzz target of tests/fuzz/ (syntax, program, workflow, keg_reader,
-# npy, csv, run_record, receipt, capi): make fuzz TARGET=npy FUZZ_SECONDS=60. It starts from the
+# npy, csv, run_record, receipt, capi, onnx): make fuzz TARGET=npy FUZZ_SECONDS=60 (make fuzz-onnx: TARGET=onnx). It starts from the
 # target's corpus; new inputs go to build-fuzz/corpus-TARGET, crashes and the log
 # (fuzz-0.log) to build-fuzz/crashes-TARGET/ (copy each crash into tests/fuzz/corpus/TARGET/
 # with its fix: `make test` replays them). It runs at low priority (nice 10, one job).
@@ -46,6 +46,10 @@ fuzz: setup
 	cd build-fuzz/crashes-$(TARGET) && nice -n 10 ../tests/fuzz/$(TARGET)_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
 	  -timeout=$$(( 5 + $(FUZZ_MAX_LEN) / 8192 )) -rss_limit_mb=$$(( 2048 + $(FUZZ_MAX_LEN) * 2 / 1024 )) -jobs=1 \
 	  -artifact_prefix=$(CURDIR)/build-fuzz/crashes-$(TARGET)/ $(CURDIR)/build-fuzz/corpus-$(TARGET) $(CURDIR)/tests/fuzz/corpus/$(TARGET)
+
+.PHONY: fuzz-onnx
+fuzz-onnx:
+	@$(MAKE) fuzz TARGET=onnx
 
 # Cross-architecture check (scripts/test-arm64.sh, docs/conformance.md): an aarch64 build under
 # qemu-user must give the x86-64 build's bits on the conformance suite and debug-tier examples.

@@ -58,6 +58,9 @@ struct EntryInfo {
 struct LoadOptions {
   // An .onnx model's weights (initializers and constants together); 0: 16 GiB (I0014).
   std::uint64_t max_weight_bytes = 0;
+  // An .onnx model's symbolic dims bound to extents at import, "NAME=EXTENT" (`rung import
+  // --dim B=8`; C0020 when malformed): shape arithmetic over them then folds.
+  std::vector<std::string> dims;
 };
 
 class RUNG_API Module {

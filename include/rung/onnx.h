@@ -22,6 +22,7 @@ RUNG_API bool onnx_supported();
 struct OnnxImportOptions {
   std::string output;                  // the .keg file; empty: the model's path with .keg
   std::uint64_t max_weight_bytes = 0;  // initializers and constants together; 0: 16 GiB (I0014)
+  std::vector<std::string> dims;       // symbolic dims bound at import, "NAME=EXTENT" (LoadOptions::dims)
 };
 
 struct OnnxImported {

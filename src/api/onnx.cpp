@@ -43,6 +43,16 @@ std::string provenance_json(const onnx_import::Provenance& p) {
 std::optional<block::Program> load_onnx(const Source& src, const LoadOptions& options, DiagnosticSink& diags, std::string& provenance) {
   onnx_import::Options o;
   if (options.max_weight_bytes) o.limits.max_weight_bytes = options.max_weight_bytes;
+  for (const auto& d : options.dims) {
+    auto eq = d.find('=');
+    std::string name = d.substr(0, eq), value = eq == std::string::npos ? "" : d.substr(eq + 1);
+    bool digits = !value.empty() && value.size() <= 18 && value.find_first_not_of("0123456789") == std::string::npos;
+    if (name.empty() || !digits) {
+      diags.error("C0020", "--dim " + d + ": expected NAME=EXTENT, such as B=8");
+      return std::nullopt;
+    }
+    o.bound_dims[name] = std::stoull(value);
+  }
   std::string bytes;
   if (src.in_memory()) {
     bytes = src.content();
@@ -92,6 +102,7 @@ Result<OnnxImported> import_onnx(const Source& model, const OnnxImportOptions& o
     return api::fail<OnnxImported>("C0011", "cannot import '" + model.name() + "': expected an .onnx model");
   LoadOptions lo;
   lo.max_weight_bytes = options.max_weight_bytes;
+  lo.dims = options.dims;
   auto m = Module::load(model, lo);
   if (!m) return Result<OnnxImported>(m.diagnostics());
   const Module::Impl& impl = m->impl();

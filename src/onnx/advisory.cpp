@@ -3,6 +3,8 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <set>
+
 #include "base/utf8.h"
 
 namespace rung::onnx_import {
@@ -14,11 +16,43 @@ std::string what_of(const std::exception& e) {
   return utf8::scrub(s);
 }
 
+// The model without its large weights: each initializer past 64 KiB, or in external data,
+// becomes a graph input of its type. The checker and shape inference read only small
+// (shape-like) initializers; this way neither holds a second copy of the weights, and
+// neither looks for external files (onnx 1.12's checker stats them relative to the current
+// folder: onnx/onnx#3991).
+::onnx::ModelProto light_copy(const ::onnx::ModelProto& m) {
+  ::onnx::ModelProto copy;
+  copy.set_ir_version(m.ir_version());
+  *copy.mutable_opset_import() = m.opset_import();
+  auto* g = copy.mutable_graph();
+  g->set_name(m.graph().name());
+  *g->mutable_node() = m.graph().node();
+  *g->mutable_input() = m.graph().input();
+  *g->mutable_output() = m.graph().output();
+  std::set<std::string> inputs;
+  for (const auto& v : m.graph().input()) inputs.insert(v.name());
+  for (const auto& t : m.graph().initializer()) {
+    if (t.raw_data().size() <= 65536 && t.data_location() != ::onnx::TensorProto::EXTERNAL &&
+        t.float_data_size() + t.int32_data_size() + t.int64_data_size() + t.double_data_size() + t.uint64_data_size() <= 16384) {
+      *g->add_initializer() = t;
+    } else if (!inputs.count(t.name())) {
+      auto* v = g->add_input();
+      v->set_name(t.name());
+      auto* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      auto* shape = tt->mutable_shape();
+      for (auto d : t.dims()) shape->add_dim()->set_dim_value(d);
+    }
+  }
+  return copy;
+}
+
 }  // namespace
 
 bool run_checker(const ::onnx::ModelProto& m, DiagnosticSink& diags) {
   try {
-    ::onnx::checker::check_model(m);
+    ::onnx::checker::check_model(light_copy(m));
     return true;
   } catch (const std::exception& e) {
     diags.error("I0010", "the ONNX checker refuses the model: " + what_of(e))
@@ -29,25 +63,7 @@ bool run_checker(const ::onnx::ModelProto& m, DiagnosticSink& diags) {
 
 std::map<std::string, InferredType> infer_shapes(const ::onnx::ModelProto& m, DiagnosticSink& diags) {
   std::map<std::string, InferredType> out;
-  // A copy without the large weights: inference reads only small (shape-like) initializers.
-  ::onnx::ModelProto copy;
-  *copy.mutable_opset_import() = m.opset_import();
-  copy.set_ir_version(m.ir_version());
-  auto* g = copy.mutable_graph();
-  *g->mutable_node() = m.graph().node();
-  *g->mutable_input() = m.graph().input();
-  *g->mutable_output() = m.graph().output();
-  for (const auto& t : m.graph().initializer()) {
-    if (t.raw_data().size() > 65536 || t.data_location() == ::onnx::TensorProto::EXTERNAL) {
-      auto* v = g->add_input();  // its type without its data
-      v->set_name(t.name());
-      auto* tt = v->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(t.data_type());
-      for (auto d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
-    } else {
-      *g->add_initializer() = t;
-    }
-  }
+  ::onnx::ModelProto copy = light_copy(m);
   try {
     ::onnx::shape_inference::InferShapes(copy);
   } catch (const std::exception& e) {

@@ -42,8 +42,8 @@ struct Converter {
   Graph graph;
   GraphBuilder b;
   std::map<std::string, Value> values;
-  // Known tensors already emitted as const nodes. The entry holds the tensor: were it freed, a
-  // later constant could be allocated at the same address and take this one's node.
+  // Known tensors already made const nodes. The entry holds the tensor, so its address cannot
+  // be reused by another one while the import runs.
   std::map<const ops::HostTensor*, std::pair<std::shared_ptr<const ops::HostTensor>, ValueRef>> const_refs;
 };
 

@@ -59,6 +59,7 @@ bool softmax(NodeCtx& c, const char* op) {
   // Below opset 13 the axes from `axis` on are one: [prod(d < axis), prod(d >= axis)].
   auto dims = c.static_shape(x, "the input (softmax below opset 13 flattens it)");
   if (!dims) return false;
+  if (!x.type.element_count()) return c.fail("I0006", "the element count of " + x.type.to_string() + " overflows");
   std::uint64_t lo = 1, hi = 1;
   for (std::size_t i = 0; i < dims->size(); ++i) (static_cast<std::int64_t>(i) < *ax ? lo : hi) *= (*dims)[i];
   V flat = reshape_to(c, x, {Dim::fixed(lo), Dim::fixed(hi)});
@@ -96,6 +97,48 @@ bool batch_norm(NodeCtx& c) {  // (x - mean) / sqrt(var + eps) * scale + B
   V n = d && sd ? c.op("div", {*d, *sd}) : V{};
   V s = n ? c.op("mul", {*scale, *n}) : V{};
   return s && out0(c, c.op("add", {*s, *bias}));
+}
+
+bool instance_norm(NodeCtx& c) {  // scale * (x - mean) / sqrt(var + eps) + B over the spatial axes
+  if (!need(c, 3)) return false;
+  const Value& x = c.in(0);
+  double eps = c.attr_float("epsilon", 1e-5f);
+  if (x.rank() < 3) return c.fail("I0005", "the input must be [N, C, spatial...], got " + x.type.to_string());
+  Ints axes;
+  for (std::size_t i = 2; i < x.rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+  AttrMap over{{"axes", AttrValue(axes)}, {"keepdims", AttrValue(true)}};
+  V scale = per_channel(c, c.in(1), x.rank()), bias = scale ? per_channel(c, c.in(2), x.rank()) : V{};
+  V mean = bias ? c.op("mean", {x}, over) : V{};
+  V var = mean ? c.op("variance", {x}, over) : V{};
+  V d = var ? c.op("sub", {x, *mean}) : V{};
+  V sd = d ? c.op("mul", {*scale, *d}) : V{};
+  V ve = sd ? c.op("add", {*var, c.scalar(var->type.dtype, eps)}) : V{};
+  V root = ve ? c.op("sqrt", {*ve}) : V{};
+  V q = root ? c.op("div", {*sd, *root}) : V{};
+  return q && out0(c, c.op("add", {*q, *bias}));
+}
+
+bool mean_variance_norm(NodeCtx& c) {  // (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9), as the reference
+  if (!need(c, 1)) return false;
+  const Value& x = c.in(0);
+  auto given = c.attr_ints("axes");
+  if (c.attr_error()) return false;
+  Ints axes;
+  for (auto a : given.value_or(Ints{0, 2, 3})) {
+    auto ax = c.axis(a, x.rank(), "axis");
+    if (!ax) return false;
+    axes.push_back(*ax);
+  }
+  AttrMap over{{"axes", AttrValue(axes)}, {"keepdims", AttrValue(true)}};
+  V mean = c.op("mean", {x}, over);
+  V mean2 = mean ? c.op("square", {*mean}) : V{};
+  V sq = c.op("square", {x});
+  V sqmean = sq ? c.op("mean", {*sq}, over) : V{};
+  V diff = sqmean && mean2 ? c.op("sub", {*sqmean, *mean2}) : V{};
+  V sd = diff ? c.op("sqrt", {*diff}) : V{};
+  V den = sd ? c.op("add", {*sd, c.scalar(x.type.dtype, 1e-9)}) : V{};
+  V num = mean ? c.op("sub", {x, *mean}) : V{};
+  return den && num && out0(c, c.op("div", {*num, *den}));
 }
 
 bool layer_norm(NodeCtx& c) {
@@ -174,6 +217,8 @@ void add_nn_handlers(std::vector<Handler>& h) {
   h.push_back({"LogSoftmax", 13, kMaxOpset, [](NodeCtx& c) { return softmax(c, "log_softmax"); }, "log_softmax"});
   h.push_back({"BatchNormalization", 7, kMaxOpset, batch_norm, "sub, add, sqrt, div, mul, add (inference)"});
   h.push_back({"LayerNormalization", 17, kMaxOpset, layer_norm, "layer_norm; Mean and InvStdDev: mean, variance, sqrt, reciprocal"});
+  h.push_back({"InstanceNormalization", 6, kMaxOpset, instance_norm, "mean, variance, sub, mul, add, sqrt, div, add"});
+  h.push_back({"MeanVarianceNormalization", 9, kMaxOpset, mean_variance_norm, "mean, square, sub, sqrt, add, div"});
   h.push_back({"Dropout", 7, kMaxOpset, dropout, "identity (inference); mask: ones_like"});
   h.push_back({"GlobalAveragePool", 1, kMaxOpset, [](NodeCtx& c) { return global_pool(c, "mean"); }, "mean over the spatial axes"});
   h.push_back({"GlobalMaxPool", 1, kMaxOpset, [](NodeCtx& c) { return global_pool(c, "max"); }, "max over the spatial axes"});

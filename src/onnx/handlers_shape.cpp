@@ -354,6 +354,7 @@ bool tile(NodeCtx& c) {
   for (std::size_t i = 0; i < x.rank(); ++i) {
     if ((*reps)[i] < 0) return c.fail("I0005", "a negative repeat");
     auto r = static_cast<std::uint64_t>((*reps)[i]);
+    if ((*dims)[i] != 0 && r > UINT64_MAX / (*dims)[i]) return c.fail("I0006", "repeats times the dim overflows");
     split.push_back(Dim::fixed(1)), split.push_back(Dim::fixed((*dims)[i]));
     wide.push_back(Dim::fixed(r)), wide.push_back(Dim::fixed((*dims)[i]));
     out.push_back(Dim::fixed(r * (*dims)[i]));

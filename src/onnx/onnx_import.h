@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,9 @@ struct Options {
   // The folder external data is read from; empty: the model came as bytes and may not
   // reference external files (I0008).
   std::string model_dir;
+  // Symbolic dims bound to extents at import (`--dim B=8`), by their rung names: shape
+  // arithmetic over them then folds (a Reshape to [S, 2*B, 8] has no rung dim otherwise).
+  std::map<std::string, std::uint64_t> bound_dims;
 };
 
 // What the importer records about the model (the .keg's `onnx` section, rung/onnx.h).

@@ -38,8 +38,17 @@ bool check_value(const ::onnx::ValueInfoProto& v, const std::string& place, cons
     diags.error("I0002", place + ": rank " + std::to_string(t.shape().dim_size()) + " is over the limit of " + std::to_string(limits.max_rank));
     return false;
   }
+  std::uint64_t count = 1;  // of the static dims, by checked multiplication
   for (int i = 0; i < t.shape().dim_size(); ++i) {
     const auto& d = t.shape().dim(i);
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      auto e = static_cast<std::uint64_t>(d.dim_value());
+      if (count > UINT64_MAX / e) {
+        diags.error("I0006", place + ": the dims' element count overflows 64 bits");
+        return false;
+      }
+      count *= e;
+    }
     if (d.has_dim_value() && d.dim_value() < 0) {
       diags.error("I0006", place + ": dim " + std::to_string(i) + " is " + std::to_string(d.dim_value()) + " (negative)");
       return false;

@@ -54,6 +54,7 @@ RUNG_COMMAND("import", "Import an ONNX model (.onnx) and write it as a .keg file
                sub.add_option("MODEL", a->file, "the .onnx model (external data is read from its folder only)");
                sub.add_option("-o,--output", a->o.output, "the .keg file to write (default: MODEL with .keg)");
                sub.add_option("--max-weights", a->o.max_weight_bytes, "the weights' byte budget (default 16 GiB; I0014 over it)");
+               sub.add_option("--dim", a->o.dims, "bind a symbolic dim at import, NAME=EXTENT (repeatable): shape arithmetic over it folds");
                sub.add_flag("--list-ops", a->list_ops, "print the ONNX ops rung imports, with their opset ranges");
                return [a, &global] { return run_import(*a, global); };
              });

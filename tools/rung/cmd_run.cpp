@@ -200,7 +200,7 @@ int run(const RunArgs& a, const GlobalOptions& global) {
 RUNG_COMMAND("run", "Execute a program and print its outputs' hashes (with --print, their values)",
              [](CLI::App& sub, const GlobalOptions& global) -> Runner {
                auto a = std::make_shared<RunArgs>();
-               sub.add_option("FILE", a->file, "the program: a .rung source, a .keg file or a workflow .json document")->required();
+               sub.add_option("FILE", a->file, "the program: a .rung source, a .keg file, a workflow .json document or an .onnx model")->required();
                sub.add_option("--entry", a->entry, "the exported function to run (default: the only one)");
                sub.add_option("--arg", a->args,
                               "an argument: NAME=FILE.npy, one per parameter; a struct's fields by name (p.w1=w1.npy)");

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# Writes tests/onnx/hostile/CODE_name.onnx: one hostile or broken model per importer code
+# (several for some), each of which must fail with CODE and nothing worse (no crash, no hang,
+# no giant allocation). The ONNX checker itself accepts several of them (dims [-5], external
+# data at ../../../etc/passwd): rung's own checks must catch them first. The cases that need
+# the file system (a symlink out of the folder, a FIFO) are made at test time by
+# onnx_hostile_test.cpp from ext_data.onnx. Run with /usr/bin/python3 (python3-onnx 1.12).
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "hostile")
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, ir=8):
+    g = helper.make_graph(nodes, "hostile", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_hostile.py")
+    m.ir_version = ir
+    return m
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def relu_model(**kw):
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [f32("x", [2])], [f32("y", [2])], **kw)
+
+
+def save(name, m):
+    onnx.save(m, os.path.join(OUT, name + ".onnx"))
+
+
+def add_init(init, out_shape=(2,)):
+    """x + init, with `init` a TensorProto built by hand."""
+    return model([helper.make_node("Add", ["x", init.name], ["y"], name="add")], [f32("x", list(out_shape))],
+                 [f32("y", list(out_shape))], [init])
+
+
+def external(name, location, offset=None, length=None, dims=(2,)):
+    t = TensorProto()
+    t.name, t.data_type = "w", TensorProto.FLOAT
+    t.dims.extend(dims)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", location), ("offset", offset), ("length", length)]:
+        if v is not None:
+            e = t.external_data.add()
+            e.key, e.value = k, str(v)
+    save(name, add_init(t, dims))
+
+
+def nested_if(depth):
+    """An If whose then-branch holds an If ... `depth` graphs deep."""
+    y = f32("y", [1])
+    inner = helper.make_graph([helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(np.zeros(1, np.float32)))],
+                              "leaf", [], [y])
+    leaf = inner
+    for i in range(depth):  # the else branch stays a leaf: the file grows linearly with depth
+        node = helper.make_node("If", ["c"], ["y"], name=f"if{i}", then_branch=inner, else_branch=leaf)
+        inner = helper.make_graph([node], f"g{i}", [], [y])
+    return model(list(inner.node), [helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [y])
+
+
+def main():
+    if os.path.exists(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    good = relu_model().SerializeToString()
+    # I0001: not a model
+    with open(os.path.join(OUT, "I0001_truncated.onnx"), "wb") as f:
+        f.write(good[: len(good) // 2])
+    with open(os.path.join(OUT, "I0001_garbage.onnx"), "wb") as f:
+        f.write(bytes(range(256)) * 4)
+    # I0002: limits
+    save("I0002_deep_nesting", nested_if(150))
+    save("I0002_rank_40", model([helper.make_node("Relu", ["x"], ["y"])], [f32("x", [1] * 40)], [f32("y", [1] * 40)]))
+    # I0003: versions
+    save("I0003_opset_99", relu_model(opset=99))
+    save("I0003_ir_99", relu_model(ir=99))
+    # I0004: no handler
+    save("I0004_unknown_op", model([helper.make_node("FooBar", ["x"], ["y"], name="foo")], [f32("x", [2])], [f32("y", [2])]))
+    save("I0004_conv", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [f32("x", [1, 1, 3, 3])],
+                              [f32("y", [1, 1, 3, 3])], [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")]))
+    m = model([helper.make_node("Scaler", ["x"], ["y"], name="scaler", domain="ai.onnx.ml")], [f32("x", [2])], [f32("y", [2])])
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 3))
+    save("I0004_ml_domain", m)
+    # I0005: a mode rung has no semantics for (the checker does not look at mode values)
+    save("I0005_pad_wrap", model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="wrap")], [f32("x", [2])], [f32("y", [4])],
+                                 [numpy_helper.from_array(np.array([1, 1], np.int64), "p")]))
+    # I0006: dims
+    t = numpy_helper.from_array(np.zeros(2, np.float32), "w")
+    del t.dims[:]
+    t.dims.extend([-5])
+    save("I0006_negative_dims", add_init(t))
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40, 2 ** 40], raw_data=b"\0" * 8)
+    save("I0006_dims_overflow", add_init(t))
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2], raw_data=b"\0" * 7)
+    save("I0006_raw_data_short", add_init(t))
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[3], float_data=[1, 2])
+    save("I0006_typed_data_short", add_init(t))
+    save("I0006_input_dim_negative", model([helper.make_node("Relu", ["x"], ["y"])], [f32("x", [-3])], [f32("y", [3])]))
+    # I0007: element or value kinds
+    save("I0007_string_input", model([helper.make_node("Identity", ["x"], ["y"])],
+                                     [helper.make_tensor_value_info("x", TensorProto.STRING, [2])],
+                                     [helper.make_tensor_value_info("y", TensorProto.STRING, [2])]))
+    seq = helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, [2])
+    save("I0007_sequence_input", model([helper.make_node("Identity", ["x"], ["y"])], [seq],
+                                       [helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [2])]))
+    # I0008: external data outside the model's folder
+    external("I0008_dotdot_etc_passwd", "../../../etc/passwd")
+    external("I0008_absolute_etc_passwd", "/etc/passwd")
+    external("I0008_a_dotdot_dotdot_x", "a/../../x")
+    external("I0008_missing_file", "no_such_file.bin")
+    # I0009: external ranges (data.bin below holds 8 bytes)
+    with open(os.path.join(OUT, "data.bin"), "wb") as f:
+        f.write(np.array([1, 2], np.float32).tobytes())
+    external("I0009_offset_past_end", "data.bin", offset=4)
+    external("I0009_length_wrong", "data.bin", length=4)
+    external("I0009_offset_overflow", "data.bin", offset=2 ** 64 - 4, length=8)
+    external("ext_data", "data.bin")  # valid here; the test makes symlink and FIFO variants of data.bin
+    external("ext_sub_data", "sub/data.bin")  # the test makes sub/ a symlink to a folder outside
+    # I0010: what only the ONNX checker finds (an attribute Relu does not have)
+    save("I0010_checker_unknown_attribute", model([helper.make_node("Relu", ["x"], ["y"], name="relu", foo=1)], [f32("x", [2])],
+                                                  [f32("y", [2])]))
+    # I0011: a declared output type rung's shape rules contradict
+    save("I0011_output_shape", model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [f32("x", [2])], [f32("y", [3])]))
+    # I0012: a shape computed at run time
+    save("I0012_runtime_reshape", model([helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+                                        [f32("x", [2, 3]), helper.make_tensor_value_info("s", TensorProto.INT64, [2])],
+                                        [f32("y", [3, 2])]))
+    # I0013: names
+    save("I0013_undefined_input", model([helper.make_node("Relu", ["nowhere"], ["y"], name="relu")], [f32("x", [2])], [f32("y", [2])]))
+    save("I0013_out_of_order", model([helper.make_node("Relu", ["h"], ["y"], name="second"), helper.make_node("Relu", ["x"], ["h"], name="first")],
+                                     [f32("x", [2])], [f32("y", [2])]))
+    save("I0013_duplicate_output", model([helper.make_node("Relu", ["x"], ["y"], name="a"), helper.make_node("Relu", ["x"], ["y"], name="b")],
+                                         [f32("x", [2])], [f32("y", [2])]))
+    # I0014: weights over the budget, refused before any allocation (2^40 floats, no data)
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40])
+    save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
+    print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The ONNX surfaces of the CLI: `rung import` writes a .keg that runs to the same output bits
+# as `rung run model.onnx`; `rung import --list-ops` lists the handlers; a hostile model is a
+# coded error (exit 1). Then every ```sh block of docs/onnx.md runs, in a folder holding the
+# model.onnx and x.npy it talks about (tests/onnx/cases/symbolic_batch).
+#   onnx_cli_test.sh RUNG SOURCE_DIR
+set -uo pipefail
+rung=$1; src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export RUNG_HOME=$tmp/home
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+
+case_dir=$src/tests/onnx/cases/symbolic_batch
+cp "$case_dir/model.onnx" "$tmp/model.onnx"; cp "$case_dir/in_0.npy" "$tmp/x.npy"
+cd "$tmp" || exit 1
+
+out=$("$rung" import model.onnx -o model.keg 2>&1); rc=$?
+check "rung import exits 0 ($rc): $out" '[[ $rc == 0 ]]'
+check "rung import names the opset and producer: $out" 'grep -q "onnx: IR version 8, opsets ai.onnx 17, producer make_cases.py 1" <<<"$out"'
+check "the .keg exists" '[[ -s model.keg ]]'
+a=$("$rung" run model.onnx --tier debug --arg x=x.npy 2>&1 | grep "^output 0"); b=$("$rung" run model.keg --tier debug --arg x=x.npy 2>&1 | grep "^output 0")
+check "run model.onnx and model.keg give the same output ($a | $b)" '[[ -n $a && $a == "$b" ]]'
+check "the output is f32[5] (batch bound to 5)" 'grep -q "y: f32\[5\]" <<<"$a"'
+sections=$("$rung" inspect model.keg 2>&1)
+check "the .keg has a provenance section" 'grep -q "^  provenance" <<<"$sections"'
+ops=$("$rung" import --list-ops 2>&1); rc=$?
+check "--list-ops exits 0 and lists Gemm 7-17" '[[ $rc == 0 ]] && grep -Eq "^Gemm +7-17 " <<<"$ops"'
+check "--list-ops lists the two Softmax forms" '[[ $(grep -c "^Softmax " <<<"$ops") == 2 ]]'
+want=$(tail -n +2 <<<"$ops" | awk '{op = $1; r = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); print "| " op " | " r " | " $0 " |"}')
+have=$(grep -E '^\| [A-Za-z][A-Za-z0-9]* \| [0-9]+-[0-9]+ \|' "$src/docs/onnx.md")
+check "the op table of docs/onnx.md is --list-ops: $(diff <(echo "$want") <(echo "$have") | head -5)" '[[ "$want" == "$have" ]]'
+err=$("$rung" import "$src/tests/onnx/hostile/I0008_dotdot_etc_passwd.onnx" -o bad.keg 2>&1); rc=$?
+check "a hostile model exits 1 with I0008 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0008\]" <<<"$err"'
+check "nothing is written for a hostile model" '[[ ! -e bad.keg ]]'
+
+# docs/onnx.md: each ```sh block runs here and must exit 0.
+mkdir -p bin; ln -s "$rung" bin/rung
+awk -v dir="$tmp" '/^```/ && inside { inside = 0; close(out); next }
+  /^```sh[ \t]*$/ && !inside { inside = 1; n++; out = dir "/block" n ".sh"; printf "" > out; next }
+  inside { print >> out }' "$src/docs/onnx.md"
+blocks=0
+for f in "$tmp"/block*.sh; do
+  [[ -f $f ]] || continue
+  blocks=$((blocks + 1))
+  if ! out=$(PATH="$tmp/bin:$PATH" bash -e "$f" 2>&1); then echo "FAIL: docs/onnx.md block $(basename "$f"):"; echo "$out" | head -20; fail=1; fi
+done
+check "docs/onnx.md has sh blocks" '[[ $blocks -gt 0 ]]'
+[[ $fail == 0 ]] && echo "ok: rung import, run and the $blocks sh blocks of docs/onnx.md"
+exit $fail
