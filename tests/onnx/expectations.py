@@ -9,6 +9,7 @@ surprise pass (write it down: --update); either fails the run. A FAIL is a wrong
 each must be listed, so a new one is never silent. Prints the summary by verdict either way.
 """
 import json
+import os
 import sys
 
 
@@ -27,6 +28,8 @@ def main():
                 f.write(f"{got[name]} {name}\n")
         print(f"expectations: wrote {len(got)} verdicts to {path}")
         return 0
+    if not os.path.exists(path):
+        sys.exit(f"expectations: {path} is missing: write it with --update (make test-onnx ONNX_UPDATE=1) and review it")
     want = {}
     for line in open(path):
         line = line.strip()
