@@ -83,7 +83,7 @@ expect 1 'error\[C0012\]' "$rung" plan "$tmp/p.rung" --entry single --tier turbo
 
 # --- run --help: FILE is any program, and the backends are listed ---
 "$rung" run --help >"$tmp/help.txt"
-grep -q 'a .rung source, a .keg file or a workflow .json' "$tmp/help.txt" || fail "run --help: FILE is not described as .rung/.keg/.json"
+grep -q 'a .rung source, a .keg file, a workflow .json document or an .onnx model' "$tmp/help.txt" || fail "run --help: FILE is not described as .rung/.keg/.json/.onnx"
 grep -qE '^ +reference' "$tmp/help.txt" || { cat "$tmp/help.txt"; fail "run --help lists no backends"; }
 
 # --- entries: only exported functions ---
