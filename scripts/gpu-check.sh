@@ -43,15 +43,7 @@ RUNG_GPU_SUITE_DONE=1 scripts/gpu-conform.sh "$BIN" "$DATA" || status=1
 echo "== the C ABI on cuda: the C consumer (tests/consumer) prints rung run --backend cuda's hashes =="
 if [ -x "$BIN"/c_consumer ]; then
   home=$(mktemp -d)
-  python3 - "$home" <<'PY' || status=1
-import struct, sys
-def npy(path, shape, vals):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join("%d," % d for d in shape)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<%df" % len(vals), *vals))
-npy(sys.argv[1] + "/x.npy", (3, 8), [0.5 * i for i in range(24)])
-npy(sys.argv[1] + "/w.npy", (8, 4), [(i - 16) / 8 for i in range(32)])
-PY
+  python3 tests/consumer/make_inputs.py "$home" || status=1
   "$BIN"/rung run examples/center.workflow.json --backend cuda --arg x="$home/x.npy" --arg w="$home/w.npy" > "$home/cli.txt" 2>&1 || status=1
   awk '/^fingerprint/ {print "fingerprint", $2} /^output/ {n = $3; sub(":", "", n); print n, $NF}' "$home/cli.txt" > "$home/expected.txt"
   "$BIN"/c_consumer examples/center.workflow.json "$home" cuda > "$home/c.txt" || status=1

@@ -38,15 +38,7 @@ export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
   || fail "the C consumer does not build with pkg-config's flags"
 
 # Inputs the consumers make themselves: x = 0.5 * arange(24) as 3 x 8, w = (arange(32) - 16) / 8 as 8 x 4.
-/usr/bin/python3 - "$work" <<'PY'
-import struct, sys
-def npy(path, shape, vals):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join("%d," % d for d in shape)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + struct.pack("<%df" % len(vals), *vals))
-npy(sys.argv[1] + "/x.npy", (3, 8), [0.5 * i for i in range(24)])
-npy(sys.argv[1] + "/w.npy", (8, 4), [(i - 16) / 8 for i in range(32)])
-PY
+/usr/bin/python3 "$src/tests/consumer/make_inputs.py" "$work"
 RUNG_HOME=$work/home-cli "$prefix/bin/rung" run "$src/examples/center.workflow.json" --arg x="$work/x.npy" --arg w="$work/w.npy" \
   >"$work/cli.txt" 2>&1 || { cat "$work/cli.txt"; fail "the installed rung run failed"; }
 awk '/^fingerprint/ {print "fingerprint", $2} /^output/ {n = $3; sub(":", "", n); print n, $NF}' "$work/cli.txt" >"$work/expected.txt"
