@@ -42,7 +42,7 @@ RungStatus* status_of(const Diagnostics& d, RungStatusCode code) {
   s->code = code;
   s->diagnostics = d;
   s->message = d.summary();
-  if (s->message.empty()) s->message = "I0001: a failure without diagnostics (a bug in rung)";
+  if (s->message.empty()) s->message = "Z0001: a failure without diagnostics (a bug in rung)";
   s->json = d.json();
   return issue<RungStatus>(std::move(s));
 }
@@ -65,7 +65,7 @@ RungStatus* out_of_memory() { return reinterpret_cast<RungStatus*>(kOutOfMemory)
 
 RungStatus* internal(const char* what) noexcept {
   try {
-    return fail(RUNG_INTERNAL, "I0001", std::string("internal error (a bug in rung; please report it): ") + what);
+    return fail(RUNG_INTERNAL, "Z0001", std::string("internal error (a bug in rung; please report it): ") + what);
   } catch (...) {
     return out_of_memory();
   }

@@ -8,6 +8,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitDiagnostics = 1;  // the input had errors (diagnostics printed)
 inline constexpr int kExitUsage = 2;        // the command line was wrong
 inline constexpr int kExitPlanRed = 3;      // `rung plan`: the verdict is red (does not fit the budget)
-inline constexpr int kExitInternal = 70;    // a bug in rung (I0001): something escaped every check
+inline constexpr int kExitInternal = 70;    // a bug in rung (Z0001): something escaped every check
 
 }  // namespace rung::cli

@@ -34,10 +34,10 @@ int report(const Diagnostics& diags, const GlobalOptions& global) {
 namespace {
 
 // The last line of defence: what still escapes a subcommand is a bug in rung, reported as
-// a coded diagnostic (I0001) with its own exit code, never as an abort.
+// a coded diagnostic (Z0001) with its own exit code, never as an abort.
 int guarded(const Runner& run, const GlobalOptions& global) {
   auto internal = [&](const std::string& what) {
-    report(Diagnostics::error("I0001", "internal error (a bug in rung, not in your input): " + what,
+    report(Diagnostics::error("Z0001", "internal error (a bug in rung, not in your input): " + what,
                               {"please report it with the command that led here"}),
            global);
     return kExitInternal;
