@@ -106,6 +106,7 @@ typedef int32_t RungDType;
 #define RUNG_SOURCE_RUNG 0
 #define RUNG_SOURCE_KEG 1
 #define RUNG_SOURCE_WORKFLOW 2
+#define RUNG_SOURCE_ONNX 3 /* an ONNX ModelProto; external data cannot be read from bytes (I0008) */
 
 /* SessionOptionsSetReceipts: kernels without a conformance receipt for this device. */
 #define RUNG_RECEIPTS_REQUIRE 0 /* refuse the run (Q0010) */

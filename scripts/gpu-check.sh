@@ -53,6 +53,17 @@ if [ -x "$BIN"/c_consumer ]; then
 else
   echo "MISSING: $BIN/c_consumer was not staged"; status=1
 fi
+echo "== ONNX: the node tests and the PyTorch exports, cpu vs cuda in tier debug (0 differing bits on every test both run) =="
+if [ -d "$DATA/onnx-node" ] && [ -d "$DATA/onnx-torch" ]; then
+  "$BIN"/rung onnx-suite "$DATA/onnx-node" --compare cpu,cuda --tier debug | grep -v "^refused\|^not attempted" || status=1
+  "$BIN"/rung onnx-suite "$DATA/onnx-torch" --compare cpu,cuda --tier debug || status=1
+  "$BIN"/rung onnx-suite "$DATA/onnx-torch" --compare reference,cuda --tier debug || status=1
+  echo "== ONNX PyTorch exports: rung cuda latency (debug, fast), then PyTorch on the same GPU =="
+  "$BIN"/onnx_models_bench "$DATA/onnx-torch" --backend cuda --tiers debug,fast --threads 1 --home "$(mktemp -d)" || status=1
+  PYTHONUNBUFFERED=1 python3 bench/onnx/torch_models_cuda.py || status=1
+else
+  echo "MISSING: $DATA/onnx-node or $DATA/onnx-torch was not staged"; status=1
+fi
 echo "== exact SGEMM vs cuBLAS (the block's weight-gradient and score shapes, then 4096^3 and 8192^3); elementwise and a fused region vs copy =="
 "$BIN"/cuda_gemm_bench 768x3072x8192:1:0 768x768x8192:1:0 768x2304x8192:1:0 1024x1024x64:0:1:96 4096 8192 || status=1
 echo "== attention op: fused exact, composed, flash (tier fast) =="

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 stage=${2:-.gpu-stage-lead}
 bins=(tools/rung/rung tests/cuda/cuda_test tests/cuda/cuda_fused_test bench/cuda/cuda_gemm_bench
-      bench/cuda/cuda_transformer_bench bench/cuda/cuda_attention_bench)
+      bench/cuda/cuda_transformer_bench bench/cuda/cuda_attention_bench bench/onnx/onnx_models_bench)
 targets=()
 for b in "${bins[@]}"; do targets+=("$(basename "$b")"); done
 cmake --build "$build" --target "${targets[@]}"
@@ -21,12 +21,23 @@ for b in "${bins[@]}"; do strip -o "$stage/pack/$(basename "$b")" "$build/$b"; d
 strip -o "$stage/pack/librung.so.1" "$build/src/capi/librung.so.1"
 cc -std=c11 -Wall -Werror tests/consumer/project/consumer.c -Iinclude -L"$build/src/capi" -lrung -o "$stage/pack/c_consumer"
 
+# Debian libraries the binaries link that such a machine lacks: highway, and the ONNX importer's
+# onnx and protobuf (the CLI and the ONNX bench import models).
+for lib in libhwy.so.1 libonnx.so.1 libonnx_proto.so.1 libprotobuf.so.32; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail
+  [[ -n "$path" ]] || { echo "gpu-stage: $lib not found (ldconfig -p)" >&2; exit 1; }
+  cp "$path" "$stage/pack/"
+done
+
 tar cf - -C "$stage/pack" . | xz -T0 -9 > "$stage/bins.tar.xz"
 rm -rf "$stage/pack"
-hwy=$(ldconfig -p | awk '/libhwy\.so\.1 / && !found {print $NF; found = 1}')  # no early exit: SIGPIPE under pipefail
-[[ -n "$hwy" ]] || { echo "gpu-stage: libhwy.so.1 not found (ldconfig -p)" >&2; exit 1; }
-cp "$hwy" "$stage/bin/"
 scripts/fetch-digits.sh "$stage/data/digits.csv"
+# The ONNX node tests and the PyTorch exports with their .npy (the GPU machine has no python3-onnx).
+/usr/bin/python3 scripts/onnx-node-data.py --npy -o "$build/onnx-node" >/dev/null
+/usr/bin/python3 tests/onnx/torch/export_models.py -o "$build/onnx-torch-stage" --no-ort >/dev/null
+tar cf - -C "$build/onnx-node" node | tar xf - -C "$stage/data"
+mv "$stage/data/node" "$stage/data/onnx-node"
+cp -r "$build/onnx-torch-stage/models" "$stage/data/onnx-torch"
 cat > "$stage/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u

@@ -1,5 +1,6 @@
 // Modules, compile options and programs through the C ABI.
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "capi/entries.h"
@@ -45,6 +46,17 @@ RungStatus* slot(const std::vector<SlotInfo>& slots, uint64_t i, const char* wha
   return nullptr;
 }
 
+// RUNG_SOURCE_* to the module's source kinds; nullopt for a number that names none.
+std::optional<SourceKind> source_kind(int32_t kind) {
+  switch (kind) {
+    case RUNG_SOURCE_RUNG: return SourceKind::rung;
+    case RUNG_SOURCE_KEG: return SourceKind::keg;
+    case RUNG_SOURCE_WORKFLOW: return SourceKind::workflow;
+    case RUNG_SOURCE_ONNX: return SourceKind::onnx;
+    default: return std::nullopt;
+  }
+}
+
 std::vector<SlotInfo> slots_of(const std::vector<Param>& ps) {
   std::vector<SlotInfo> out;
   for (const Param& p : ps) out.push_back({p.name, p.type, p.dtype});
@@ -66,12 +78,13 @@ RungStatus* ModuleLoadBytes(const char* name, const void* bytes, uint64_t size, 
     if (!name) return null_argument("name");
     if (!bytes && size > 0) return null_argument("bytes");
     if (!out) return null_argument("out");
-    if (kind != RUNG_SOURCE_RUNG && kind != RUNG_SOURCE_KEG && kind != RUNG_SOURCE_WORKFLOW)
-      return fail(RUNG_INVALID_ARGUMENT, "M0007", "source kind " + std::to_string(kind) + " is none of RUNG_SOURCE_RUNG, _KEG, _WORKFLOW");
+    std::optional<SourceKind> k = source_kind(kind);
+    if (!k)
+      return fail(RUNG_INVALID_ARGUMENT, "M0007",
+                  "source kind " + std::to_string(kind) + " is none of RUNG_SOURCE_RUNG, _KEG, _WORKFLOW, _ONNX");
     if (size > SIZE_MAX) return fail(RUNG_INVALID_ARGUMENT, "M0007", "more bytes than this machine can address");
     std::span<const std::byte> b(static_cast<const std::byte*>(bytes), static_cast<std::size_t>(size));
-    SourceKind k = kind == RUNG_SOURCE_RUNG ? SourceKind::rung : kind == RUNG_SOURCE_KEG ? SourceKind::keg : SourceKind::workflow;
-    return loaded(Module::load(Source::bytes(name, b, k)), out);
+    return loaded(Module::load(Source::bytes(name, b, *k)), out);
   });
 }
 

@@ -32,7 +32,7 @@ RungStatusCode code_for(const std::string& c) {
   if (c == "M0008" || c == "M0009" || c == "M0010" || c == "C0015") return RUNG_NOT_AVAILABLE;
   if (c == "M0012") return RUNG_CANCELLED;
   if (c == "C0004") return RUNG_OUT_OF_MEMORY;
-  if (starts_with(c, "I")) return RUNG_INTERNAL;
+  if (starts_with(c, "Z")) return RUNG_INTERNAL;  // Z0001; I is the ONNX importer's (input errors)
   if (starts_with(c, "M")) return RUNG_INVALID_ARGUMENT;
   return RUNG_DIAGNOSTICS;
 }

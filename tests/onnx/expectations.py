@@ -21,9 +21,12 @@ def main():
     tests = json.load(open(report))["tests"]
     got = {name: r["verdict"].replace(" ", "-") for name, r in tests.items()}
     if "--update" in sys.argv:
+        # The file's own comment lines stay (what it holds, how to regenerate it).
+        header = [l for l in open(path)] if os.path.exists(path) else []
+        header = [l for l in header if l.startswith("#")] or [
+            f"# {os.path.basename(path)}: the verdict each test is expected to get (written by expectations.py --update).\n"]
         with open(path, "w") as f:
-            f.write("# ONNX node tests on rung (cpu, tier debug): the verdict each test is expected to get.\n")
-            f.write("# Regenerate: make test-onnx ONNX_UPDATE=1 (tests/onnx/node_suite_test.sh --update).\n")
+            f.writelines(header)
             for name in sorted(got):
                 f.write(f"{got[name]} {name}\n")
         print(f"expectations: wrote {len(got)} verdicts to {path}")
@@ -53,7 +56,7 @@ def main():
     for v in got.values():
         counts[v] = counts.get(v, 0) + 1
     total = len(got)
-    print("ONNX node tests on rung: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("pass", "FAIL", "refused", "not-attempted")) +
+    print(f"{os.path.basename(path)}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in ("pass", "FAIL", "refused", "not-attempted")) +
           f" of {total} ({100.0 * counts.get('pass', 0) / max(total, 1):.1f}% pass)")
     for p in problems:
         print(p)

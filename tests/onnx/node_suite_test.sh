@@ -3,7 +3,8 @@
 # here from Debian's python3-onnx (scripts/onnx-node-data.py, checked against its manifest),
 # every one imported and run on rung's cpu backend in tier debug through the Python module,
 # judged by the suite's rule (judge.py) and compared with tests/onnx/node_expectations.txt:
-# a regression, a surprise pass or a new wrong result fails. The whole suite takes about a minute.
+# a regression, a surprise pass or a new wrong result fails, and so does a docs/onnx-node-tests.md
+# whose verdicts are out of date (--update rewrites both). The whole suite takes about a minute.
 #   node_suite_test.sh SOURCE_DIR BUILD_DIR [--update] [--table]
 set -euo pipefail
 src=$1; build=$2; shift 2
@@ -19,4 +20,9 @@ PYTHONPATH=$build/python /usr/bin/python3 "$src/tests/onnx/run_rung_node_tests.p
   { tail -20 "$build/onnx-rung.log"; echo "node_suite_test: rung crashed or hung on a test (above)"; }
 /usr/bin/python3 "$src/tests/onnx/judge.py" "$data/node" "$out" --json >"$build/onnx-rung.json"
 [[ -z $table ]] || /usr/bin/python3 "$src/tests/onnx/judge.py" "$data/node" "$out" --verbose
-/usr/bin/python3 "$src/tests/onnx/expectations.py" "$build/onnx-rung.json" "$src/tests/onnx/node_expectations.txt" $update
+status=0
+/usr/bin/python3 "$src/tests/onnx/expectations.py" "$build/onnx-rung.json" "$src/tests/onnx/node_expectations.txt" $update || status=1
+# docs/onnx-node-tests.md: every test not passed with its reason, kept current by this check.
+/usr/bin/python3 "$src/tests/onnx/suite_report.py" "$build/onnx-rung.json" "$src/tests/onnx/node_tests.json" \
+  "$src/docs/onnx-node-tests.md" $update || status=1
+exit $status

@@ -22,12 +22,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 
 try:
     import numpy as np
-    import onnx
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError as e:
     sys.exit(f"export_models: {e}: install Debian's python3-torch and python3-onnx, run with /usr/bin/python3")
+try:  # only exporting needs it: bench/onnx/torch_models_cuda.py imports CASES on a machine without onnx
+    import onnx
+except ImportError:
+    onnx = None
 
 
 class MLP(nn.Module):
@@ -172,6 +175,8 @@ def main():
     ap.add_argument("--no-ort", action="store_true", help="skip onnxruntime-node even when installed")
     ap.add_argument("--only", nargs="*", choices=sorted(CASES), help="export only these models")
     args = ap.parse_args()
+    if onnx is None:
+        sys.exit("export_models: no module named 'onnx': install Debian's python3-onnx, run with /usr/bin/python3")
     out = os.path.abspath(args.output)
     models = os.path.join(out, "models")
     os.makedirs(models, exist_ok=True)
