@@ -73,6 +73,11 @@ std::optional<std::vector<float>> NodeCtx::attr_floats(const std::string& name) 
   if (!a) return std::nullopt;
   return std::vector<float>(a->floats().begin(), a->floats().end());
 }
+std::optional<std::vector<std::string>> NodeCtx::attr_strings(const std::string& name) {
+  const auto* a = find_attr(name, ::onnx::AttributeProto::STRINGS);
+  if (!a) return std::nullopt;
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
+}
 const ::onnx::TensorProto* NodeCtx::attr_tensor(const std::string& name) {
   const auto* a = find_attr(name, ::onnx::AttributeProto::TENSOR);
   return a ? &a->t() : nullptr;

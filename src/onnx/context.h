@@ -71,6 +71,7 @@ class NodeCtx {
   std::string attr_string(const std::string& name, const std::string& dflt);
   std::optional<std::vector<std::int64_t>> attr_ints(const std::string& name);
   std::optional<std::vector<float>> attr_floats(const std::string& name);
+  std::optional<std::vector<std::string>> attr_strings(const std::string& name);
   const ::onnx::TensorProto* attr_tensor(const std::string& name);
   const std::set<std::string>& read_attrs() const { return read_; }
   bool attr_error() const { return attr_error_; }

@@ -21,13 +21,22 @@ def main():
     tests = json.load(open(report))["tests"]
     got = {name: r["verdict"].replace(" ", "-") for name, r in tests.items()}
     if "--update" in sys.argv:
-        # The file's own comment lines stay (what it holds, how to regenerate it).
-        header = [l for l in open(path)] if os.path.exists(path) else []
-        header = [l for l in header if l.startswith("#")] or [
-            f"# {os.path.basename(path)}: the verdict each test is expected to get (written by expectations.py --update).\n"]
+        # The file's own comments stay: those at the top, and those just above a test's line
+        # (why it has the verdict it has), which stay above that test.
+        header, notes, pending, seen_test = [], {}, [], False
+        for line in (open(path) if os.path.exists(path) else []):
+            if line.startswith("#"):
+                (pending if seen_test else header).append(line)
+            elif line.strip():
+                seen_test = True
+                notes[line.split(None, 1)[1].strip()] = pending
+                pending = []
+        if not header:
+            header = [f"# {os.path.basename(path)}: the verdict each test is expected to get (expectations.py --update).\n"]
         with open(path, "w") as f:
             f.writelines(header)
             for name in sorted(got):
+                f.writelines(notes.get(name, []))
                 f.write(f"{got[name]} {name}\n")
         print(f"expectations: wrote {len(got)} verdicts to {path}")
         return 0

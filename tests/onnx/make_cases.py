@@ -263,11 +263,78 @@ def main():
          inits={"s": np.array(2, np.int64), "l": np.array(10, np.int64), "d": np.array(2, np.int64)})
     # ---- dynamic dims: a dim_param stays a symbol through the graph ------------------------------
     xd = r(5, 3)
+    recurrent_cases()
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
+
+def recurrent_cases():
+    """RNN, GRU and LSTM by the operator specification's equations, in NumPy (own generator: the
+    cases above keep their bytes)."""
+    g = np.random.default_rng(190)
+    rr = lambda *s: (0.5 * g.standard_normal(s)).astype(F)
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    S, B, I, H = 3, 2, 3, 4
+
+    def run(kind, x, w, r, b, h0, c0=None, p=None, lens=None, reverse=False, lbr=0):
+        h, cc, ys = h0, c0, np.zeros((S, B, H), F)
+        steps = range(S - 1, -1, -1) if reverse else range(S)
+        wb, rb = np.split(b, 2)
+        for t in steps:
+            xt = x[t]
+            if kind == "RNN":
+                nh = np.tanh(xt @ w.T + h @ r.T + (wb + rb))
+            elif kind == "GRU":
+                xw, hr = xt @ w.T, h @ r.T
+                z = sig(xw[:, :H] + hr[:, :H] + (wb[:H] + rb[:H]))
+                rg = sig(xw[:, H:2 * H] + hr[:, H:2 * H] + (wb[H:2 * H] + rb[H:2 * H]))
+                if lbr:
+                    cand = np.tanh(xw[:, 2 * H:] + rg * (hr[:, 2 * H:] + rb[2 * H:]) + wb[2 * H:])
+                else:
+                    cand = np.tanh(xw[:, 2 * H:] + (rg * h) @ r[2 * H:].T + wb[2 * H:] + rb[2 * H:])
+                nh = (1 - z) * cand + z * h
+            else:
+                gs = xt @ w.T + h @ r.T + (wb + rb)
+                i, o, f, c_ = np.split(gs, 4, -1)
+                i, f = sig(i + p[:H] * cc), sig(f + p[2 * H:] * cc)
+                nc = f * cc + i * np.tanh(c_)
+                o = sig(o + p[H:2 * H] * nc)
+                nh = o * np.tanh(nc)
+            live = (t < lens)[:, None] if lens is not None else np.ones((B, 1), bool)
+            ys[t] = np.where(live, nh, 0)
+            h = np.where(live, nh, h)
+            if kind == "LSTM":
+                cc = np.where(live, nc, cc)
+        return ys.astype(F), h.astype(F), (cc.astype(F) if kind == "LSTM" else None)
+
+    x = rr(S, B, I)
+    lens = np.array([3, 2], np.int32)
+    for kind, gates in (("RNN", 1), ("GRU", 3), ("LSTM", 4)):
+        w, r_, b, h0 = rr(gates * H, I), rr(gates * H, H), rr(2 * gates * H), rr(B, H)
+        c0, p = (rr(B, H), rr(3 * H)) if kind == "LSTM" else (None, None)
+        ys, yh, yc = run(kind, x, w, r_, b, h0, c0, p, lens)
+        ins = ["x", "w", "r", "b", "lens", "h0"] + (["c0", "p"] if kind == "LSTM" else [])
+        outs = [("y", ys[:, None]), ("y_h", yh[None])] + ([("y_c", yc[None])] if kind == "LSTM" else [])
+        inits = {"w": w[None], "r": r_[None], "b": b[None], "h0": h0[None]}
+        if kind == "LSTM":
+            inits.update(c0=c0[None], p=p[None])
+        case(f"{kind.lower()}_seq_lens", [N(kind, ins, [o for o, _ in outs], hidden_size=H)],
+             [("x", x), ("lens", lens)], outs, opset=14, inits=inits)
+    # GRU with linear_before_reset, batch-major layout, no bias or initial state: zeros.
+    w, r_ = rr(3 * H, I), rr(3 * H, H)
+    ys, yh, _ = run("GRU", x, w, r_, np.zeros(6 * H, F), np.zeros((B, H), F), lbr=1)
+    case("gru_lbr_layout1", [N("GRU", ["x", "w", "r"], ["y", "y_h"], hidden_size=H, linear_before_reset=1, layout=1)],
+         [("x", x.transpose(1, 0, 2).copy())], [("y", ys[:, None].transpose(2, 0, 1, 3).copy()), ("y_h", yh[None].transpose(1, 0, 2).copy())],
+         opset=14, inits={"w": w[None], "r": r_[None]})
+    # A bidirectional RNN: the second direction runs backwards.
+    w2, r2, b2, h2 = rr(2, H, I), rr(2, H, H), rr(2, 2 * H), rr(2, B, H)
+    fwd = run("RNN", x, w2[0], r2[0], b2[0], h2[0])
+    bwd = run("RNN", x, w2[1], r2[1], b2[1], h2[1], reverse=True)
+    case("rnn_bidirectional", [N("RNN", ["x", "w", "r", "b", "", "h0"], ["y", "y_h"], hidden_size=H, direction="bidirectional")],
+         [("x", x)], [("y", np.stack([fwd[0], bwd[0]], 1)), ("y_h", np.stack([fwd[1], bwd[1]], 0))],
+         inits={"w": w2, "r": r2, "b": b2, "h0": h2})
 
 if __name__ == "__main__":
     sys.exit(main())
