@@ -4,7 +4,9 @@
 #include <cstring>
 #include <malloc.h>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include <hwy/highway.h>
 #include <hwy/targets.h>
@@ -146,6 +148,41 @@ void keep_freed_tensor_memory() {
   });
 }
 
+// The registry's typing of each node met, by the node's attribute map and the operands' exact
+// types: a run of the same program types every node again, and for small graphs (an imported
+// model's dozens of nodes) that cost more than the kernels. An entry is used only when the op,
+// the operand types and the attributes all equal the ones it was made from, so a map at a
+// reused address (another program's node) only misses.
+class TypingMemo {
+ public:
+  std::shared_ptr<const ops::Typed> find(const ops::OpDef& op, const std::vector<TensorType>& types, const AttrMap& attrs) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(&attrs);
+    if (it == entries_.end() || it->second.op != &op || it->second.types != types || it->second.attrs != attrs)
+      return nullptr;
+    return it->second.typed;
+  }
+  std::shared_ptr<const ops::Typed> keep(const ops::OpDef& op, std::vector<TensorType> types, const AttrMap& attrs,
+                                         ops::Typed typed) {
+    auto shared = std::make_shared<const ops::Typed>(std::move(typed));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.size() >= kMaxEntries) entries_.clear();  // bounded: a long-lived backend meets many graphs
+    entries_[&attrs] = Entry{&op, std::move(types), attrs, shared};
+    return shared;
+  }
+
+ private:
+  static constexpr std::size_t kMaxEntries = 4096;
+  struct Entry {
+    const ops::OpDef* op;
+    std::vector<TensorType> types;
+    AttrMap attrs;
+    std::shared_ptr<const ops::Typed> typed;
+  };
+  std::mutex mu_;
+  std::unordered_map<const AttrMap*, Entry> entries_;
+};
+
 class CpuBackend final : public runtime::OpBackend {
  public:
   CpuBackend(ops::Tier t, unsigned threads, bool poison) : tier_(t), pool_(threads), poison_(poison) {
@@ -181,13 +218,17 @@ class CpuBackend final : public runtime::OpBackend {
     }
     std::vector<TensorType> types;
     for (const auto& t : inputs) types.push_back(t.type());
-    std::vector<std::string> errors;
-    auto typed = ops::infer_types(op, types, attrs, errors);
+    std::shared_ptr<const ops::Typed> typed = typing_.find(op, types, attrs);
     if (!typed) {
-      auto& d = diags.error("N0011", "`" + op.name + "` cannot be applied to these operands");
-      for (auto& e : errors) d.note(e);
-      d.note("signature: " + op.signature());
-      return std::nullopt;
+      std::vector<std::string> errors;
+      auto fresh = ops::infer_types(op, types, attrs, errors);
+      if (!fresh) {
+        auto& d = diags.error("N0011", "`" + op.name + "` cannot be applied to these operands");
+        for (auto& e : errors) d.note(e);
+        d.note("signature: " + op.signature());
+        return std::nullopt;
+      }
+      typed = typing_.keep(op, std::move(types), attrs, std::move(*fresh));
     }
     std::vector<ops::HostTensor> outputs;
     bool overwrite = kernel_overwrites_outputs(op);
@@ -247,6 +288,7 @@ class CpuBackend final : public runtime::OpBackend {
   ops::Tier tier_;
   ThreadPool pool_;
   bool poison_;
+  TypingMemo typing_;
 };
 
 }  // namespace
