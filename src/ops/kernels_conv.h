@@ -26,6 +26,7 @@ ShapeResult rule_conv_transpose(const ShapeArgs& a);
 void conv_transpose_kernel(KernelContext& c);
 // Its geometry: `ax[d].in` the input extent, `.out` the output's, k/stride/dilation/pads as given.
 Window2 conv_transpose_window(const HostTensor& x, const HostTensor& w, const Attrs& a);
+Window2 conv_transpose_window(const Extents& x, const Extents& w, const Attrs& a);  // from the shapes alone
 
 ShapeResult rule_max_pool(const ShapeArgs& a);  // (y, indices)
 ShapeResult rule_avg_pool(const ShapeArgs& a);
