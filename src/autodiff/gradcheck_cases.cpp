@@ -104,6 +104,25 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
     ops::HostTensor q = evaluated("quantize", {ops::HostTensor::from_f64({4, 32}, w, DType::f32)}, {{"to", DType::q8_0}});
     add("linear_q", {r({2, 32}), given(q), r({4})}, {{"compute", "float"}});
   }
+  // convolution and pooling
+  using I = std::int64_t;
+  add("conv", {r({2, 3, 7}), r({4, 3, 3}), r({4})}, {{"strides", Axes{2}}, {"pads", Axes{1, 2}}}, "conv 1-D stride pads bias");
+  add("conv", {r({2, 4, 5, 6}), r({6, 2, 2, 3})},
+      {{"strides", Axes{2, 1}}, {"pads", Axes{0, 1, 2, 0}}, {"dilations", Axes{1, 2}}, {"groups", I{2}}},
+      "conv 2-D groups stride dilation");
+  add("conv", {r({1, 2, 4, 4}), r({3, 2, 2, 2}), r({3})}, {{"pads", Axes{3, 0, 0, 3}}, {"strides", Axes{3, 2}}},
+      "conv 2-D pads beyond the kernel");
+  add("conv_transpose", {r({2, 3, 4}), r({3, 2, 3}), r({2})}, {{"strides", Axes{2}}, {"pads", Axes{1, 0}}, {"output_padding", Axes{1}}},
+      "conv_transpose 1-D stride output_padding bias");
+  add("conv_transpose", {r({2, 4, 3, 3}), r({4, 3, 2, 3})},
+      {{"strides", Axes{2, 1}}, {"pads", Axes{0, 1, 1, 0}}, {"dilations", Axes{1, 2}}, {"groups", I{2}}},
+      "conv_transpose 2-D groups stride dilation");
+  add("max_pool", {r({2, 2, 5, 6})}, {{"kernel_shape", Axes{2, 3}}, {"strides", Axes{2, 2}}, {"pads", Axes{1, 0, 0, 1}}});
+  add("max_pool", {r({2, 3, 9})}, {{"kernel_shape", Axes{3}}, {"strides", Axes{2}}, {"dilations", Axes{2}}, {"ceil_mode", true}},
+      "max_pool 1-D dilation ceil_mode");
+  add("avg_pool", {r({2, 2, 5, 6})}, {{"kernel_shape", Axes{3, 2}}, {"strides", Axes{2, 1}}, {"pads", Axes{1, 1, 0, 1}}});
+  add("avg_pool", {r({1, 3, 7})}, {{"kernel_shape", Axes{3}}, {"strides", Axes{2}}, {"pads", Axes{1, 1}}, {"ceil_mode", true},
+      {"count_include_pad", true}}, "avg_pool 1-D count_include_pad ceil_mode");
   // shape and indexing
   add("reshape", {r({2, 6})}, {{"shape", Shape{Dim::fixed(3), Dim::fixed(4)}}});
   add("broadcast_to", {r({3})}, {{"shape", Shape{Dim::fixed(2), Dim::fixed(3)}}});

@@ -35,6 +35,7 @@ void register_elementwise_rules();
 void register_linalg_rules();
 void register_reduce_rules();
 void register_nn_rules();
+void register_conv_rules();
 void register_shape_rules();
 void register_non_differentiable();
 // All of the above, once (thread-safe).

@@ -103,6 +103,7 @@ void ensure_gradient_rules() {
     register_linalg_rules();
     register_reduce_rules();
     register_nn_rules();
+    register_conv_rules();
     register_shape_rules();
     register_non_differentiable();
   });

@@ -490,6 +490,91 @@ std::optional<Draw> draw_optimizer(DrawContext& c) {
   return d;
 }
 
+// A sliding window over 1 or 2 spatial axes (conv, pools): input extents, kernel extents and
+// the strides / pads / dilations attributes, mostly small, with strides and dilations above
+// the kernel, asymmetric pads and, for convs, channels and groups drawn by the caller.
+struct WindowDraw {
+  Extents in, k;
+  AttrMap attrs;
+};
+
+WindowDraw draw_window(DrawContext& c, bool pool) {
+  WindowDraw w;
+  std::size_t rank = 1 + c.rng.below(2);
+  std::vector<std::int64_t> strides, pads, dilations;
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::uint64_t k = 1 + c.rng.below(rank == 1 ? 6 : 4), d = c.rng.chance(1, 4) ? 1 + c.rng.below(3) : 1;
+    std::uint64_t span = d * (k - 1) + 1;
+    // Pools keep pads within the dilated window, so no window lies in the padding alone.
+    std::uint64_t max_pad = pool ? span - 1 : span;
+    w.k.push_back(k);
+    w.in.push_back(std::max<std::uint64_t>(1, c.rng.chance(1, 5) ? span : span + c.rng.below(rank == 1 ? 40 : 14)));
+    strides.push_back(c.rng.chance(1, 2) ? 1 : i64(1 + c.rng.below(3)));
+    dilations.push_back(i64(d));
+    pads.push_back(i64(c.rng.below(max_pad + 1)));
+    pads.push_back(i64(c.rng.below(max_pad + 1)));
+  }
+  if (c.rng.chance(3, 4)) w.attrs.emplace("strides", strides);
+  if (c.rng.chance(3, 4)) w.attrs.emplace("pads", pads);
+  if (c.rng.chance(1, 2)) w.attrs.emplace("dilations", dilations);
+  return w;
+}
+
+std::optional<Draw> draw_conv(DrawContext& c) {
+  WindowDraw w = draw_window(c, false);
+  std::uint64_t G = c.rng.chance(1, 3) ? 1 + c.rng.below(3) : 1;
+  std::uint64_t Cg = 1 + c.rng.below(c.rng.chance(1, 4) ? 24 : 5), Mg = 1 + c.rng.below(c.rng.chance(1, 4) ? 20 : 6);
+  std::uint64_t N = c.rng.below(4);  // 0 images included
+  Draw d;
+  d.shapes = {{N, G * Cg}, {G * Mg, Cg}};
+  std::uint64_t numel = N * G * Cg;
+  for (std::size_t i = 0; i < w.in.size(); ++i) {
+    d.shapes[0].push_back(w.in[i]);
+    d.shapes[1].push_back(w.k[i]);
+    numel *= w.in[i];
+  }
+  if (numel > c.max_elems) return std::nullopt;  // fit() could break the channel split: draw again
+  if (c.rng.chance(1, 2)) d.shapes.push_back({G * Mg});
+  d.attrs = std::move(w.attrs);
+  if (G > 1 || c.rng.chance(1, 4)) d.attrs.emplace("groups", i64(G));
+  return d;
+}
+
+// conv_transpose: x [N, C, in...] and w [C, Mg, k...]; pads below the dilated kernel span
+// and an output_padding below the stride keep most draws valid.
+std::optional<Draw> draw_conv_transpose(DrawContext& c) {
+  std::optional<Draw> d = draw_conv(c);
+  if (!d) return d;
+  std::uint64_t G = d->attrs.count("groups") ? static_cast<std::uint64_t>(d->attrs.at("groups").as<std::int64_t>()) : 1;
+  Extents& x = d->shapes[0];
+  Extents& w = d->shapes[1];
+  std::uint64_t C = x[1], Mg = w[0] / G;
+  w[0] = C;
+  w[1] = Mg;
+  for (std::size_t i = 2; i < x.size(); ++i) x[i] = std::max<std::uint64_t>(1, x[i] / 3);
+  if (d->shapes.size() > 2) d->shapes[2] = {G * Mg};
+  if (c.rng.chance(1, 3) && d->attrs.count("strides")) {
+    std::vector<std::int64_t> op;
+    for (auto s : d->attrs.at("strides").as<std::vector<std::int64_t>>()) op.push_back(c.rng.between(0, s - 1));
+    d->attrs.emplace("output_padding", op);
+  }
+  return d;
+}
+
+std::optional<Draw> draw_pool(DrawContext& c) {
+  WindowDraw w = draw_window(c, true);
+  Draw d;
+  d.shapes = {{c.rng.below(3), 1 + c.rng.below(4)}};
+  d.shapes[0].insert(d.shapes[0].end(), w.in.begin(), w.in.end());
+  d.attrs = std::move(w.attrs);
+  std::vector<std::int64_t> ks;
+  for (auto k : w.k) ks.push_back(i64(k));
+  d.attrs.emplace("kernel_shape", ks);
+  if (c.rng.chance(1, 3)) d.attrs.emplace("ceil_mode", true);
+  if (c.op.name == "avg_pool" && c.rng.chance(1, 2)) d.attrs.emplace("count_include_pad", true);
+  return d;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -528,6 +613,10 @@ const std::vector<OpConstraint>& constraint_table() {
       {"csr_from_dense", draw_csr_from_dense},
       {"sgd_update", draw_optimizer},
       {"adam_update", draw_optimizer},
+      {"conv", draw_conv},
+      {"conv_transpose", draw_conv_transpose},
+      {"max_pool", draw_pool},
+      {"avg_pool", draw_pool},
   };
   return table;
 }

@@ -14,6 +14,7 @@ const std::vector<Handler>& handlers() {
     add_reduce_handlers(h);
     add_shape_handlers(h);
     add_nn_handlers(h);
+    add_conv_handlers(h);
     add_constant_handlers(h);
     add_layout_handlers(h);
     add_rnn_handlers(h);

@@ -25,6 +25,7 @@ void add_elementwise_handlers(std::vector<Handler>& h);
 void add_reduce_handlers(std::vector<Handler>& h);
 void add_shape_handlers(std::vector<Handler>& h);
 void add_nn_handlers(std::vector<Handler>& h);
+void add_conv_handlers(std::vector<Handler>& h);
 void add_constant_handlers(std::vector<Handler>& h);
 void add_layout_handlers(std::vector<Handler>& h);
 void add_rnn_handlers(std::vector<Handler>& h);

@@ -133,6 +133,68 @@ void matmul_cases(std::vector<Case>& out, std::mt19937_64& rng) {
   out.push_back({"batched-bcast", {rand_t(rng, DType::f32, {1, 5, 40}, false), rand_t(rng, DType::f32, {4, 40, 70}, false)}, {}});
 }
 
+void conv_cases(std::vector<Case>& out, std::mt19937_64& rng) {
+  using V = std::vector<std::int64_t>;
+  struct C { std::string label; Extents x, w; bool bias; AttrMap attrs; };
+  std::vector<C> cs = {
+      {"1-D", {2, 3, 17}, {4, 3, 5}, true, {{"strides", AttrValue(V{2})}, {"pads", AttrValue(V{2, 1})}}},
+      {"2-D 3x3 pad 1", {2, 5, 9, 11}, {7, 5, 3, 3}, true, {{"pads", AttrValue(V{1, 1, 1, 1})}}},
+      {"K past the 256 k-block", {1, 40, 6, 7}, {9, 40, 3, 3}, false, {{"pads", AttrValue(V{1, 0, 0, 2})}, {"strides", AttrValue(V{1, 2})}}},
+      {"groups dilation", {3, 6, 10, 8}, {9, 2, 2, 3}, true, {{"groups", AttrValue(std::int64_t{3})}, {"dilations", AttrValue(V{2, 1})}}},
+      {"depthwise", {1, 4, 7, 7}, {4, 1, 3, 3}, true, {{"groups", AttrValue(std::int64_t{4})}, {"pads", AttrValue(V{1, 1, 1, 1})}}},
+      {"1x1 direct", {2, 8, 5, 6}, {3, 8, 1, 1}, true, {}},
+      {"1x1 strided", {1, 3, 5, 6}, {2, 3, 1, 1}, false, {{"strides", AttrValue(V{2, 2})}}},
+      {"no images", {0, 2, 4}, {3, 2, 2}, true, {}},
+      {"many images", {40, 2, 5}, {3, 2, 2}, true, {}},
+  };
+  for (DType t : kFloats)
+    for (const auto& c : cs) {
+      std::vector<HostTensor> in = {rand_t(rng, t, c.x), rand_t(rng, t, c.w, false)};
+      if (c.bias) in.push_back(rand_t(rng, t, {c.w[0]}));
+      out.push_back({std::string(dtype_name(t)) + " " + c.label, in, c.attrs});
+    }
+}
+
+void conv_transpose_cases(std::vector<Case>& out, std::mt19937_64& rng) {
+  using V = std::vector<std::int64_t>;
+  struct C { std::string label; Extents x, w; bool bias; AttrMap attrs; };
+  std::vector<C> cs = {
+      {"1-D stride", {2, 3, 9}, {3, 4, 3}, true, {{"strides", AttrValue(V{2})}, {"pads", AttrValue(V{1, 0})}, {"output_padding", AttrValue(V{1})}}},
+      {"2-D 4x4/2", {1, 6, 5, 4}, {6, 3, 4, 4}, true, {{"strides", AttrValue(V{2, 2})}, {"pads", AttrValue(V{1, 1, 1, 1})}}},
+      {"K past the 256 k-block", {1, 70, 3, 3}, {70, 5, 2, 2}, false, {{"strides", AttrValue(V{1, 3})}}},
+      {"groups dilation", {2, 4, 4, 5}, {4, 3, 2, 3}, true, {{"groups", AttrValue(std::int64_t{2})}, {"dilations", AttrValue(V{2, 1})}, {"strides", AttrValue(V{3, 2})}}},
+      {"no images", {0, 2, 4}, {2, 3, 2}, true, {}},
+  };
+  for (DType t : kFloats)
+    for (const auto& c : cs) {
+      std::vector<HostTensor> in = {rand_t(rng, t, c.x), rand_t(rng, t, c.w, false)};
+      if (c.bias) in.push_back(rand_t(rng, t, {c.w[1] * (c.attrs.count("groups") ? 2u : 1u)}));
+      out.push_back({std::string(dtype_name(t)) + " " + c.label, in, c.attrs});
+    }
+}
+
+void pool_cases(std::vector<Case>& out, std::mt19937_64& rng, bool avg) {
+  using V = std::vector<std::int64_t>;
+  struct P { std::string label; Extents x; AttrMap attrs; };
+  std::vector<P> ps = {
+      {"2x2/2", {2, 3, 8, 9}, {{"kernel_shape", AttrValue(V{2, 2})}, {"strides", AttrValue(V{2, 2})}}},
+      {"3x3 pad ceil", {1, 2, 7, 10}, {{"kernel_shape", AttrValue(V{3, 3})}, {"strides", AttrValue(V{2, 2})},
+                                        {"pads", AttrValue(V{1, 0, 1, 2})}, {"ceil_mode", AttrValue(true)}}},
+      {"1-D dilated", {3, 2, 20}, {{"kernel_shape", AttrValue(V{3})}, {"dilations", AttrValue(V{2})}, {"pads", AttrValue(V{2, 1})}}},
+      {"whole plane", {2, 70, 6, 6}, {{"kernel_shape", AttrValue(V{6, 6})}}},
+      {"7x7 (49 taps)", {1, 1, 9, 9}, {{"kernel_shape", AttrValue(V{7, 7})}, {"pads", AttrValue(V{3, 3, 3, 3})}}},
+  };
+  for (DType t : kFloats)
+    for (auto& p : ps) {
+      AttrMap a = p.attrs;
+      if (avg) a.insert_or_assign("count_include_pad", AttrValue(static_cast<bool>(rng() & 1)));
+      out.push_back({std::string(dtype_name(t)) + " " + p.label, {rand_t(rng, t, p.x)}, a});
+    }
+  // Ties and signed zeros, where the scan order decides which element wins.
+  HostTensor z = HostTensor::from_f64({1, 1, 2, 4}, std::vector<double>{-0.0, 0.0, 1.0, 1.0, 0.0, -0.0, 1.0, 1.0}, DType::f32);
+  out.push_back({"ties", {z}, {{"kernel_shape", AttrValue(V{2, 2})}, {"strides", AttrValue(V{1, 2})}}});
+}
+
 }  // namespace
 
 std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
@@ -199,6 +261,12 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     arg_cases(out, rng);
   } else if (op == "matmul") {
     matmul_cases(out, rng);
+  } else if (op == "conv") {
+    conv_cases(out, rng);
+  } else if (op == "conv_transpose") {
+    conv_transpose_cases(out, rng);
+  } else if (op == "max_pool" || op == "avg_pool") {
+    pool_cases(out, rng, op == "avg_pool");
   } else if (op == "linear") {
     for (DType t : kFloats) {
       out.push_back({"bias", {rand_t(rng, t, {5, 300}), rand_t(rng, t, {33, 300}), rand_t(rng, t, {33})}, {}});

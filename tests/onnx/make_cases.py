@@ -58,6 +58,117 @@ def binary(op, f, a, b, name=None):
     case(name or op.lower(), [N(op, ["a", "b"])], [("a", a), ("b", b)], [("y", f(a, b))])
 
 
+# ---- windows (Conv, ConvTranspose, MaxPool, AveragePool) as plain loops, in float64 ----------------
+def _pads(pads, n):
+    return ([0] * n, [0] * n) if pads is None else (pads[:n], pads[n:])
+
+
+def np_conv(x, w, b=None, strides=None, pads=None, dilations=None, group=1):
+    n = x.ndim - 2
+    s, d = strides or [1] * n, dilations or [1] * n
+    pb, pe = _pads(pads, n)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(pb[i], pe[i]) for i in range(n)])
+    k = w.shape[2:]
+    out = [(xp.shape[2 + i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(n)]
+    M, Cg = w.shape[0], w.shape[1]
+    y = np.zeros((x.shape[0], M, *out))
+    for m in range(M):
+        g = m // (M // group)
+        for o in np.ndindex(*out):
+            sl = tuple(slice(o[i] * s[i], o[i] * s[i] + d[i] * (k[i] - 1) + 1, d[i]) for i in range(n))
+            y[(slice(None), m) + o] = (xp[(slice(None), slice(g * Cg, (g + 1) * Cg)) + sl] * w[m]).reshape(x.shape[0], -1).sum(1)
+        if b is not None:
+            y[:, m] += b[m]
+    return y.astype(F)
+
+
+def np_conv_transpose(x, w, b=None, strides=None, pads=None, output_padding=None, group=1):
+    n = x.ndim - 2
+    s = strides or [1] * n
+    pb, pe = _pads(pads, n)
+    op = output_padding or [0] * n
+    k = w.shape[2:]
+    full = [s[i] * (x.shape[2 + i] - 1) + op[i] + k[i] for i in range(n)]
+    C, Mg = w.shape[0], w.shape[1]
+    y = np.zeros((x.shape[0], Mg * group, *full))
+    for c in range(C):
+        g = c // (C // group)
+        for i in np.ndindex(*x.shape[2:]):
+            sl = tuple(slice(i[a] * s[a], i[a] * s[a] + k[a]) for a in range(n))
+            y[(slice(None), slice(g * Mg, (g + 1) * Mg)) + sl] += np.einsum(
+                "n,m...->nm...", x[(slice(None), c) + i].astype(np.float64), w[c].astype(np.float64))
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * n)
+    crop = tuple(slice(pb[a], full[a] - pe[a]) for a in range(n))
+    return y[(slice(None), slice(None)) + crop].astype(F)
+
+
+def np_pool(x, kernel, strides=None, pads=None, dilations=None, ceil=False, kind="max", include_pad=False):
+    """y (and for max the flat row-major indices into x) of each window; padding never wins or counts
+    (with include_pad it counts for the average)."""
+    n = x.ndim - 2
+    s, d = strides or [1] * n, dilations or [1] * n
+    pb, pe = _pads(pads, n)
+    span = [d[i] * (kernel[i] - 1) + 1 for i in range(n)]
+    room = [x.shape[2 + i] + pb[i] + pe[i] - span[i] for i in range(n)]
+    out = [(-(-room[i] // s[i]) if ceil else room[i] // s[i]) + 1 for i in range(n)]
+    y = np.zeros((*x.shape[:2], *out), F)
+    idx = np.zeros(y.shape, np.int64)
+    flat = np.arange(x.size).reshape(x.shape)
+    for nc in np.ndindex(*x.shape[:2]):
+        for o in np.ndindex(*out):
+            vals, ids, padded = [], [], 0
+            for t in np.ndindex(*kernel):
+                at = [o[i] * s[i] + t[i] * d[i] - pb[i] for i in range(n)]
+                if all(0 <= at[i] < x.shape[2 + i] for i in range(n)):
+                    vals.append(x[nc + tuple(at)])
+                    ids.append(flat[nc + tuple(at)])
+                elif all(-pb[i] <= at[i] < x.shape[2 + i] + pe[i] for i in range(n)):
+                    padded += 1
+            if kind == "max":
+                j = int(np.argmax(vals))
+                y[nc + o], idx[nc + o] = vals[j], ids[j]
+            else:
+                y[nc + o] = np.float64(np.sum(np.array(vals, np.float64))) / (len(vals) + (padded if include_pad else 0))
+    return y, idx
+
+
+def window_cases():
+    xc, wc, bc3 = r(1, 4, 6, 7), r(6, 2, 3, 3), r(6)
+    case("conv", [N("Conv", ["x", "w", "b"], group=2, pads=[1, 0, 1, 2], strides=[2, 1], dilations=[1, 2])], [("x", xc)],
+         [("y", np_conv(xc, wc, bc3, [2, 1], [1, 0, 1, 2], [1, 2], 2))], inits={"w": wc, "b": bc3})
+    x1, w1 = r(2, 3, 9), r(4, 3, 4)
+    p1 = (max(0, (-(-9 // 2) - 1) * 2 + 4 - 9))
+    case("conv_same_upper_1d", [N("Conv", ["x", "w"], auto_pad="SAME_UPPER", strides=[2])], [("x", x1)],
+         [("y", np_conv(x1, w1, None, [2], [p1 // 2, p1 - p1 // 2]))], inits={"w": w1})
+    xt, wt, bt = r(1, 2, 3, 4), r(2, 3, 3, 3), r(3)
+    case("convtranspose", [N("ConvTranspose", ["x", "w", "b"], strides=[2, 2], pads=[1, 0, 0, 1], output_padding=[1, 0])],
+         [("x", xt)], [("y", np_conv_transpose(xt, wt, bt, [2, 2], [1, 0, 0, 1], [1, 0]))], inits={"w": wt, "b": bt})
+    xo, wo = r(1, 1, 3, 3), r(1, 2, 3, 3)
+    case("convtranspose_output_shape", [N("ConvTranspose", ["x", "w"], strides=[3, 2], output_shape=[10, 8])], [("x", xo)],
+         [("y", np_conv_transpose(xo, wo, None, [3, 2], None, [1, 1]))], inits={"w": wo})
+    xm = r(1, 2, 7, 7)
+    ym, im = np_pool(xm, [3, 3], [2, 2], [1, 1, 1, 1])
+    case("maxpool", [N("MaxPool", ["x"], ["y", "i"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])], [("x", xm)],
+         [("y", ym), ("i", im)])
+    xs = r(2, 1, 5, 5)
+    ys, is_ = np_pool(xs, [2, 2], [2, 2])
+    col = (is_ // 25) * 25 + (is_ % 25 % 5) * 5 + is_ % 25 // 5
+    case("maxpool_storage_order", [N("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2], storage_order=1)],
+         [("x", xs)], [("y", ys), ("i", col)])
+    xd = r(1, 2, 8, 9)
+    yd, _ = np_pool(xd, [2, 3], [2, 2], None, [2, 1], ceil=True)
+    case("maxpool_ceil_dilations", [N("MaxPool", ["x"], kernel_shape=[2, 3], strides=[2, 2], dilations=[2, 1], ceil_mode=1)],
+         [("x", xd)], [("y", yd)])
+    xa = r(2, 3, 6, 7)
+    ya, _ = np_pool(xa, [3, 3], [2, 2], [1, 0, 1, 2], kind="avg", include_pad=True)
+    case("averagepool", [N("AveragePool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 2], count_include_pad=1)],
+         [("x", xa)], [("y", ya)])
+    xl = r(1, 2, 5, 6)
+    yl, _ = np_pool(xl, [2, 3], None, [1, 1, 0, 1], kind="avg")  # SAME_LOWER: the odd pad before
+    case("averagepool_same_lower", [N("AveragePool", ["x"], kernel_shape=[2, 3], auto_pad="SAME_LOWER")], [("x", xl)], [("y", yl)])
+
+
 def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
@@ -267,6 +378,7 @@ def main():
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
+    window_cases()  # last: the cases above keep their random draws
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
 

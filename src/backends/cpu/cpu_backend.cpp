@@ -61,6 +61,7 @@ void register_cpu_kernels() {
     register_nn_kernels(r);
     register_misc_kernels(r);
     register_sparse_quant_kernels(r);
+    register_conv_kernels(r);
   });
 }
 

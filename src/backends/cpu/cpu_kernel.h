@@ -52,5 +52,7 @@ void register_shape_kernels(ops::OpRegistry& r);
 void register_nn_kernels(ops::OpRegistry& r);
 void register_misc_kernels(ops::OpRegistry& r);
 void register_sparse_quant_kernels(ops::OpRegistry& r);
+void register_conv_kernels(ops::OpRegistry& r);  // with the pools
+void register_pool_kernels(ops::OpRegistry& r);
 
 }  // namespace rung::cpu

@@ -9,10 +9,10 @@ namespace rung::cpu {
 namespace {
 
 void run_one(const GemmArgs<float>& g) {
-  simd::gemm_f32(g.M, g.N, g.K, g.a, g.a_rs, g.a_ks, g.b, g.b_ks, g.b_cs, g.c, g.ldc);
+  simd::gemm_f32(g.M, g.N, g.K, g.a, g.a_rs, g.a_ks, g.b, g.b_ks, g.b_cs, g.c, g.ldc, g.accumulate);
 }
 void run_one(const GemmArgs<double>& g) {
-  simd::gemm_f64(g.M, g.N, g.K, g.a, g.a_rs, g.a_ks, g.b, g.b_ks, g.b_cs, g.c, g.ldc);
+  simd::gemm_f64(g.M, g.N, g.K, g.a, g.a_rs, g.a_ks, g.b, g.b_ks, g.b_cs, g.c, g.ldc, g.accumulate);
 }
 
 // Cuts a product into `parts` blocks of rows (of columns when the rows do not go round),

@@ -18,6 +18,7 @@ template <typename T> struct GemmArgs {
   std::uint64_t b_ks = 0, b_cs = 0;
   T* c = nullptr;
   std::uint64_t ldc = 0;
+  bool accumulate = false;  // continue the chains from C's values instead of +0
 };
 
 // Runs every product in `batch` (independent outputs) on the pool.

@@ -35,13 +35,25 @@ double chunk_f64(RedOp op, const double* x, std::size_t n);
 void column_chunk_f32(RedOp op, const float* x, std::size_t stride, std::size_t n, std::size_t w, float* out);
 
 // C[M, N] (row stride ldc) = sequential-k fma chains of op(A)(i, k) * op(B)(k, j), starting
-// from +0: element (i, k) of op(A) is a[i * a_rs + k * a_ks], element (k, j) of op(B) is
-// b[k * b_ks + j * b_cs]. Packed, cache-blocked, register-tiled; k-blocks continue the
-// chain (load C, keep chaining, store), so the bits equal the scalar definition.
+// from +0 (with `accumulate`: from C's value, e.g. conv's bias): element (i, k) of op(A) is
+// a[i * a_rs + k * a_ks], element (k, j) of op(B) is b[k * b_ks + j * b_cs]. Packed,
+// cache-blocked, register-tiled; k-blocks continue the chain (load C, keep chaining,
+// store), so the bits equal the scalar definition.
 void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
-              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc);
+              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc, bool accumulate = false);
 void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
-              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc);
+              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc, bool accumulate = false);
+
+// One (n, c) plane of max_pool / avg_pool in f32 (docs/semantics.md §17), vectorised across
+// the output positions of a row, each lane running its output's own sequence. Plane offsets
+// must fit int32 and avg's taps one canonical chunk (k_h * k_w <= 4096).
+struct PoolWindow {
+  std::size_t in_h, in_w, k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l, out_h, out_w;
+};
+// y[o] and idx[o] = plane_base + the flat position in the plane of output o's first maximum.
+void max_pool_plane_f32(const float* x, const PoolWindow& w, std::int64_t plane_base, float* y, std::int64_t* idx);
+// y[o] = the canonical sum of output o's taps / count[o].
+void avg_pool_plane_f32(const float* x, const PoolWindow& w, const float* count, float* y);
 
 // Every NaN among p[0, n) becomes the NaN with bits `canonical_bits` (no other element is
 // written).

@@ -1,7 +1,8 @@
 // The exact-path GEMM (simd.h): BLIS-style blocking (KC x NC panels of B, MC x KC blocks of
 // A, both packed) around an MR x NR register tile. Each C element is one fma chain over k in
-// increasing order from +0: the first k-block starts the tile at zero, later k-blocks load
-// the tile from C and continue the chain, so blocking never reassociates anything.
+// increasing order from +0 (or, with `accumulate`, from C's value): the first k-block starts
+// the tile at zero, later k-blocks load the tile from C and continue the chain, so blocking
+// never reassociates anything.
 // Targets without a fused multiply-add (SSSE3, SSE4, scalar) take the fma per lane from
 // num::fma_f32 (correct, slower): a separate multiply and add would round twice.
 #undef HWY_TARGET_INCLUDE
@@ -301,9 +302,9 @@ void Rows(size_t M, size_t nc, size_t kc, const T* a, size_t a_rs, size_t a_ks, 
 // run the rows.
 template <typename T>
 void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, const T* b, size_t b_ks, size_t b_cs,
-           T* c, size_t ldc) {
+           T* c, size_t ldc, bool accumulate) {
   const size_t NR = NrOf<T>(), NC = NR * kGemmNCPanels;
-  if (M == 0 || N == 0) return;
+  if (M == 0 || N == 0 || (K == 0 && accumulate)) return;
   if (K == 0) {  // empty chains: +0
     for (size_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
     return;
@@ -317,18 +318,18 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
     for (size_t pc = 0; pc < K; pc += kKC) {
       size_t kc = std::min(kKC, K - pc);
       PackB<T>(kc, nc, b + pc * b_ks + jc * b_cs, b_ks, b_cs, pb.get());
-      Rows<T>(M, nc, kc, a + pc * a_ks, a_rs, a_ks, pb.get(), c + jc, ldc, pc == 0);
+      Rows<T>(M, nc, kc, a + pc * a_ks, a_rs, a_ks, pb.get(), c + jc, ldc, pc == 0 && !accumulate);
     }
   }
 }
 
 void GemmF32(size_t M, size_t N, size_t K, const float* a, size_t a_rs, size_t a_ks, const float* b, size_t b_ks,
-             size_t b_cs, float* c, size_t ldc) {
-  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+             size_t b_cs, float* c, size_t ldc, bool accumulate) {
+  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
 }
 void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t a_ks, const double* b, size_t b_ks,
-             size_t b_cs, double* c, size_t ldc) {
-  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+             size_t b_cs, double* c, size_t ldc, bool accumulate) {
+  GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
 }
 size_t NrF32() { return NrOf<float>(); }
 size_t NrF64() { return NrOf<double>(); }
@@ -348,12 +349,12 @@ HWY_EXPORT(NrF64);
 HWY_EXPORT(MrAll);
 
 void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
-              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc) {
-  HWY_DYNAMIC_DISPATCH(GemmF32)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+              const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc, bool accumulate) {
+  HWY_DYNAMIC_DISPATCH(GemmF32)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
 }
 void gemm_f64(std::size_t M, std::size_t N, std::size_t K, const double* a, std::size_t a_rs, std::size_t a_ks,
-              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc) {
-  HWY_DYNAMIC_DISPATCH(GemmF64)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc);
+              const double* b, std::size_t b_ks, std::size_t b_cs, double* c, std::size_t ldc, bool accumulate) {
+  HWY_DYNAMIC_DISPATCH(GemmF64)(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
 }
 std::size_t gemm_nr_f32() { return HWY_DYNAMIC_DISPATCH(NrF32)(); }
 std::size_t gemm_nr_f64() { return HWY_DYNAMIC_DISPATCH(NrF64)(); }

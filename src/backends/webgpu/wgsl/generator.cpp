@@ -10,6 +10,7 @@ const std::map<std::string, EmitterEntry>& emitters() {
     register_reduce_emitters(t);
     register_linalg_emitters(t);
     register_nn_emitters(t);
+    register_conv_emitters(t);
     register_misc_emitters(t);
     register_scatter_quant_emitters(t);
     register_random_emitters(t);

@@ -22,6 +22,7 @@ void register_shape_emitters(std::map<std::string, EmitterEntry>& t);
 void register_reduce_emitters(std::map<std::string, EmitterEntry>& t);
 void register_linalg_emitters(std::map<std::string, EmitterEntry>& t);
 void register_nn_emitters(std::map<std::string, EmitterEntry>& t);
+void register_conv_emitters(std::map<std::string, EmitterEntry>& t);
 void register_misc_emitters(std::map<std::string, EmitterEntry>& t);
 void register_scatter_quant_emitters(std::map<std::string, EmitterEntry>& t);
 void register_random_emitters(std::map<std::string, EmitterEntry>& t);
