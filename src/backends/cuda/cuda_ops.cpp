@@ -10,6 +10,7 @@
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/cuda_ops_nn.h"
 #include "backends/cuda/device_api.h"
+#include "backends/cuda/device_api_resize.h"
 #include "ops/csr.h"
 #include "ops/resize_plan.h"
 #include "ops/shape_rules.h"

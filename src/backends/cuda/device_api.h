@@ -151,19 +151,6 @@ struct PadSpec {
   std::uint64_t fill_bits = 0;
 };
 int launch_pad(const void* x, void* y, int elem_bytes, const PadSpec& p, Stream s);
-// resize (k_resize.cu): one pass over an axis seen as (pre, in, post) -> (pre, out, post) with
-// the host's tables (index [out * taps] i64, outside [out] u8). launch_resize_pass reads x as
-// x_dtype, computes in f64 when y_dtype is F64 (weight [out * taps] f64) and else in f32
-// (weight f32), writes y_dtype; launch_resize_nearest copies elements (one tap per coordinate).
-struct ResizePass {
-  std::uint64_t pre = 0, in = 0, out = 0, post = 0;
-  int taps = 1;
-  double ext = 0.0;
-};
-int launch_resize_pass(const void* x, int x_dtype, void* y, int y_dtype, const std::int64_t* index, const void* weight,
-                       const std::uint8_t* outside, const ResizePass& p, Stream s);
-int launch_resize_nearest(const void* x, void* y, int elem_bytes, const std::int64_t* index, const std::uint8_t* outside,
-                          std::uint64_t ext_bits, const ResizePass& p, Stream s);
 // arange: floats y[i] = start + i * step in binary64, rounded once; integers the exact value.
 int launch_arange_float(void* y, int dtype, std::uint64_t n, double start, double step, Stream s);
 int launch_arange_int(void* y, int elem_bytes, std::uint64_t n, std::int64_t start, std::int64_t step, Stream s);

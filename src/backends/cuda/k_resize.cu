@@ -2,6 +2,7 @@
 // order. The tables (source index, weight, outside flag per output coordinate) come from the
 // host's ops::resize_axes, weights already rounded to the compute type; products and sums use
 // the _rn intrinsics, so nothing is contracted whatever the compiler flags.
+#include "backends/cuda/device_api_resize.h"
 #include "backends/cuda/k_common.cuh"
 
 namespace rung::cuda {
