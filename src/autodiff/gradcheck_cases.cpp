@@ -134,6 +134,12 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("pad", {r({2, 3})}, {{"pads", Axes{1, 0, 0, 2}}});
   add("pad", {r({3, 4})}, {{"pads", Axes{2, 1, 0, 3}}, {"mode", "edge"}}, "pad edge");
   add("pad", {r({3, 4})}, {{"pads", Axes{1, 2, 3, 0}}, {"mode", "reflect"}}, "pad reflect");
+  add("resize", {r({2, 3})}, {{"sizes", Axes{4, 2}}}, "resize nearest");
+  add("resize", {r({1, 2, 3})}, {{"sizes", Axes{-1, 4, 5}}, {"mode", "linear"}}, "resize linear");
+  add("resize", {r({3, 4})}, {{"sizes", Axes{5, 3}}, {"mode", "cubic"}, {"coordinate_mode", "align_corners"},
+                              {"exclude_outside", true}}, "resize cubic");
+  add("resize", {r({3, 4})}, {{"sizes", Axes{2, 3}}, {"mode", "linear"}, {"coordinate_mode", "tf_crop_and_resize"},
+                              {"roi", std::vector<double>{0.0, 0.4, 1.0, 1.3}}, {"extrapolation_value", 2.0}}, "resize crop");
   // sparse
   {
     ops::HostTensor dense = sparse_matrix();

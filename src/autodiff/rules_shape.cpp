@@ -6,6 +6,7 @@
 
 #include "autodiff/rules_common.h"
 #include "ops/host_tensor.h"
+#include "ops/resize_plan.h"
 #include "ops/slice_bounds.h"
 
 namespace rung::autodiff {
@@ -132,6 +133,47 @@ void register_shape_rules() {
       for (std::size_t k = d; k < pads.size() / 2; ++k) partial[2 * k] = partial[2 * k + 1] = 0;
       ValueRef like = e.op("pad", {x}, {{"pads", partial}, {"mode", mode}});
       g = e.op("scatter_add", {e.op("zeros_like", {like}), index_constant(e, idx), g}, {{"axis", static_cast<std::int64_t>(d)}});
+    }
+    return {g};
+  });
+
+  // resize is linear in x: each forward pass y[.., o, ..] = sum_t w[o, t] x[.., index[o, t], ..]
+  // (ops/resize_plan.h, the kernels' tables) scatters back tap by tap, passes in reverse order
+  // (the lowest axis first). Outside coordinates (tf_crop_and_resize) carry weight 0.
+  define_rule("resize", [](Emitter& e, const GradArgs& a) -> Grads {
+    ValueRef x = a.inputs[0], g = a.output_grads[0];
+    const Shape& xs = e.type(x).shape;
+    const Shape ys = e.type(g).shape;
+    ops::Extents in, out;  // a kept axis may be symbolic: its table is never read
+    for (std::size_t d = 0; d < xs.size(); ++d) {
+      in.push_back(xs[d].is_static() ? xs[d].extent() : 1);
+      out.push_back(ys[d].is_static() ? ys[d].extent() : 1);
+    }
+    auto axes = ops::resize_axes(in, out, a.attrs);
+    auto order = ops::resize_pass_order(axes);
+    const bool nearest = a.attrs.string("mode") == "nearest";
+    const DType dt = e.type(g).dtype;
+    for (std::size_t k = order.size(); k-- > 0;) {
+      std::size_t d = order[k];
+      const ops::ResizeAxis& ax = axes[d];
+      Shape target = ys;  // axes <= d as in x, the later ones already resized
+      for (std::size_t j = 0; j <= d; ++j) target[j] = xs[j];
+      Shape wshape(xs.size(), Dim::fixed(1));
+      wshape[d] = Dim::fixed(ax.out);
+      ValueRef acc = e.op("broadcast_to", {e.scalar(dt, 0.0)}, {{"shape", target}});
+      for (std::size_t t = 0; t < ax.taps; ++t) {
+        std::vector<std::int64_t> idx(ax.out);
+        std::vector<double> w(ax.out);
+        bool ones = true;
+        for (std::uint64_t o = 0; o < ax.out; ++o) {
+          idx[o] = ax.index[o * ax.taps + t];
+          w[o] = ax.outside[o] ? 0.0 : (nearest ? 1.0 : ax.weight[o * ax.taps + t]);
+          ones = ones && w[o] == 1.0;
+        }
+        ValueRef upd = ones ? g : e.op("mul", {g, e.constant(TensorType{dt, wshape}, w)});
+        acc = e.op("scatter_add", {acc, index_constant(e, idx), upd}, {{"axis", static_cast<std::int64_t>(d)}});
+      }
+      g = acc;
     }
     return {g};
   });

@@ -372,6 +372,57 @@ std::optional<Draw> draw_pad(DrawContext& c) {
   return d;
 }
 
+// resize: sizes up and down (and kept), each mode and coordinate transform; interpolating
+// modes and extrapolation only for float dtypes (the shape rule's condition).
+std::optional<Draw> draw_resize(DrawContext& c) {
+  Extents x = c.shape(1 + c.rng.below(4));
+  for (auto& d : x) d = std::min<std::uint64_t>(d, 17);
+  const bool is_float = ops::DTypeSet(ops::kFloat).contains(c.bound("T"));
+  std::vector<std::int64_t> sizes;
+  std::vector<double> scales;
+  std::uint64_t out_elems = 1;
+  const bool with_scales = c.rng.chance(1, 3);
+  for (auto d : x) {
+    std::int64_t s = i64(d);
+    if (d > 0) {
+      switch (c.rng.below(5)) {
+        case 0: s = -1; break;
+        case 1: s = i64(d) * 2 + c.rng.between(0, 1); break;
+        case 2: s = std::max<std::int64_t>(1, i64(d) / 2); break;
+        case 3: s = c.rng.between(1, 9); break;
+        default: break;
+      }
+    }
+    out_elems *= s == -1 ? d : static_cast<std::uint64_t>(s);
+    sizes.push_back(s);
+    scales.push_back(s == -1 || d == 0 ? 1.0 : static_cast<double>(static_cast<float>(static_cast<double>(s) / static_cast<double>(d))));
+  }
+  if (out_elems > c.max_elems) return std::nullopt;
+  std::string mode = is_float ? c.rng.pick(std::vector<std::string>{"nearest", "linear", "cubic"}) : "nearest";
+  std::vector<std::string> cmodes = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"};
+  if (is_float) cmodes.push_back("tf_crop_and_resize");
+  std::string cmode = c.rng.pick(cmodes);
+  Draw d;
+  d.shapes = {x};
+  d.attrs = {{"sizes", sizes}, {"mode", mode}, {"coordinate_mode", cmode},
+             {"nearest_mode", c.rng.pick(std::vector<std::string>{"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})}};
+  if (with_scales) d.attrs.emplace("scales", scales);
+  if (mode == "cubic") {
+    d.attrs.emplace("cubic_coeff_a", c.rng.chance(1, 2) ? -0.5 : -0.75);
+    d.attrs.emplace("exclude_outside", c.rng.chance(1, 2));
+  }
+  if (cmode == "tf_crop_and_resize") {
+    std::vector<double> roi(2 * x.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      roi[k] = c.rng.chance(1, 2) ? 0.0 : 0.25 - 0.5 * c.rng.chance(1, 3);
+      roi[x.size() + k] = c.rng.chance(1, 2) ? 1.0 : 0.75 + 0.5 * c.rng.chance(1, 3);
+    }
+    d.attrs.emplace("roi", roi);
+    d.attrs.emplace("extrapolation_value", c.rng.chance(1, 2) ? -0.0 : 10.0);
+  }
+  return d;
+}
+
 std::optional<Draw> draw_iota(DrawContext& c) {
   Extents s = c.shape(1 + c.rng.below(3));
   Draw d;
@@ -601,6 +652,7 @@ const std::vector<OpConstraint>& constraint_table() {
       {"slice", draw_slice},
       {"concat", draw_concat},
       {"pad", draw_pad},
+      {"resize", draw_resize},
       {"iota", draw_iota},
       {"arange", draw_arange},
       {"quantize", draw_quantize},

@@ -29,6 +29,7 @@ void add_conv_handlers(std::vector<Handler>& h);
 void add_constant_handlers(std::vector<Handler>& h);
 void add_layout_handlers(std::vector<Handler>& h);
 void add_rnn_handlers(std::vector<Handler>& h);
+void add_resize_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.

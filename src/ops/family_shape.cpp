@@ -1,6 +1,6 @@
-// Shape ops (ids 500-599): data movement, indexing and index generation. Every result is a
-// bit copy of input elements (scatter_add: a canonical sum per target), so all are exact in
-// every tier. Definitions: docs/semantics.md, "Shape ops".
+// Shape ops (ids 500-599): data movement, indexing, index generation and resampling. Every
+// result is a bit copy of input elements (scatter_add: a canonical sum per target; resize's
+// linear and cubic modes: a fixed sequence of weighted sums), so all are exact in every tier. Definitions: docs/semantics.md, "Shape ops".
 #include "ops/kernels_shape.h"
 #include "ops/registry.h"
 
@@ -75,6 +75,22 @@ void register_family_shape(OpRegistry& r) {
             .attr("depth", AttrKind::integer, "number of classes")
             .attr("dtype", DType::f32, "element type of the result")
             .shape(rule_one_hot).kernel(one_hot_kernel));
+  r.add(OpDef("resize", 516)
+            .doc("resample to `sizes` by nearest, n-linear or cubic interpolation, axis by axis (ONNX Resize's coordinates)")
+            .type_var("T", kPlain).input("x", "T").output("y", "T")
+            .attr("sizes", AttrKind::integers, "result extent per axis; -1 keeps the axis as it is")
+            .attr("scales", std::vector<double>{}, "per-axis scale of the coordinate transform; empty = sizes / extents")
+            .choice_attr("mode", {"nearest", "linear", "cubic"}, "nearest", "interpolation (linear, cubic: float dtypes)")
+            .choice_attr("coordinate_mode",
+                         {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"},
+                         "half_pixel", "how an output coordinate maps to a source coordinate")
+            .choice_attr("nearest_mode", {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+                         "round_prefer_floor", "which neighbour mode nearest picks")
+            .attr("cubic_coeff_a", -0.75, "the cubic kernel's A")
+            .attr("exclude_outside", false, "linear/cubic: taps outside the input get weight 0, the rest renormalised")
+            .attr("extrapolation_value", 0.0, "tf_crop_and_resize: the value where the source lies outside the input")
+            .attr("roi", std::vector<double>{}, "tf_crop_and_resize: starts then ends per axis, normalised; empty = 0 and 1")
+            .shape(rule_resize).kernel(resize_kernel));
 }
 
 }  // namespace rung::ops

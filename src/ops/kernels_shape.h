@@ -13,12 +13,14 @@ ShapeResult rule_transpose(const ShapeArgs& a);
 ShapeResult rule_slice(const ShapeArgs& a);
 ShapeResult rule_concat(const ShapeArgs& a);
 ShapeResult rule_pad(const ShapeArgs& a);
+ShapeResult rule_resize(const ShapeArgs& a);  // kernels_resize.cpp
 void reshape_kernel(KernelContext& c);
 void broadcast_to_kernel(KernelContext& c);
 void transpose_kernel(KernelContext& c);
 void slice_kernel(KernelContext& c);
 void concat_kernel(KernelContext& c);
 void pad_kernel(KernelContext& c);
+void resize_kernel(KernelContext& c);
 
 ShapeResult rule_gather(const ShapeArgs& a);
 ShapeResult rule_scatter_add(const ShapeArgs& a);

@@ -310,6 +310,16 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     auto v = [](std::vector<std::int64_t> x) { return AttrValue(std::move(x)); };
     for (std::string mode : {"constant", "edge", "reflect"})
       out.push_back({mode, {rand_t(rng, DType::f32, {4, 5})}, {{"pads", v({1, 2, 3, 0})}, {"mode", AttrValue(mode)}, {"value", AttrValue(2.5)}}});
+  } else if (op == "resize") {
+    auto v = [](std::vector<std::int64_t> x) { return AttrValue(std::move(x)); };
+    for (DType t : kFloats)
+      for (std::string mode : {"linear", "cubic"})
+        out.push_back({mode + " " + std::string(dtype_name(t)), {rand_t(rng, t, {2, 5, 6})},
+                       {{"sizes", v({-1, 9, 3})}, {"mode", AttrValue(mode)}, {"coordinate_mode", AttrValue("align_corners")}}});
+    out.push_back({"nearest i16", {rand_t(rng, DType::i16, {3, 4, 5})}, {{"sizes", v({7, 2, 5})}, {"nearest_mode", AttrValue("ceil")}}});
+    out.push_back({"crop", {rand_t(rng, DType::f32, {40, 33})},
+                   {{"sizes", v({70, 20})}, {"mode", AttrValue("linear")}, {"coordinate_mode", AttrValue("tf_crop_and_resize")},
+                    {"roi", AttrValue(std::vector<double>{-0.2, 0.1, 0.9, 1.4})}, {"extrapolation_value", AttrValue(-0.0)}}});
   } else if (op == "iota") {
     out.push_back({"i64", {}, {{"shape", AttrValue(Shape{Dim::fixed(3), Dim::fixed(4)})}, {"axis", AttrValue(std::int64_t{1})}}});
     out.push_back({"f16", {}, {{"shape", AttrValue(Shape{Dim::fixed(3000)})}, {"dtype", AttrValue(DType::f16)}}});

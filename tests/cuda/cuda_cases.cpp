@@ -251,6 +251,15 @@ std::vector<Case> all_cases() {
   }
   cs.push_back({"slice", {R(DType::i64, {3, 17, 3})}, attrs({{"starts", V{-4, 3}}, {"ends", V{3, 7}}, {"axes", V{2, 1}}, {"steps", V{1, 3}}}),
                 "slice unsorted axes i64"});
+  // resize: each mode on every float dtype, nearest on integers, extrapolation.
+  for (DType dt : {DType::f32, DType::f16, DType::bf16, DType::f64})
+    for (const char* mode : {"nearest", "linear", "cubic"})
+      cs.push_back({"resize", {R(dt, {2, 9, 7})}, attrs({{"sizes", V{3, 4, 16}}, {"mode", std::string(mode)}, {"coordinate_mode", std::string("pytorch_half_pixel")}}),
+                    std::string("resize ") + mode + " " + std::string(dtype_name(dt))});
+  cs.push_back({"resize", {R(DType::u8, {5, 6})}, attrs({{"sizes", V{11, 3}}}), "resize nearest u8"});
+  cs.push_back({"resize", {R(DType::f32, {8, 8})}, attrs({{"sizes", V{5, 12}}, {"mode", std::string("cubic")}, {"coordinate_mode", std::string("tf_crop_and_resize")},
+                                                          {"roi", std::vector<double>{0.2, -0.1, 1.3, 0.7}}, {"extrapolation_value", -1.5}}),
+                "resize cubic crop f32"});
   // pad in every mode, arange for float and integer dtypes.
   for (const char* mode : {"constant", "edge", "reflect"})
     for (DType dt : {DType::f32, DType::bf16, DType::i16})

@@ -378,6 +378,29 @@ def main():
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
+    # ---- resize: scales, sizes and roi as initializers; ONNX 1.12's reference gives the values ---
+    from onnx.backend.test.case.node.resize import interpolate_nd, linear_coeffs, cubic_coeffs, nearest_coeffs
+    xr = r(1, 2, 4, 5)
+    sc = np.array([1, 1, 1.5, 0.6], F)
+    case("resize_linear", [N("Resize", ["x", "", "sc"], mode="linear")], [("x", xr)],
+         [("y", interpolate_nd(xr, linear_coeffs, scale_factors=sc).astype(F))], inits={"sc": sc})
+    sz = np.array([1, 2, 7, 3], np.int64)
+    case("resize_cubic_align", [N("Resize", ["x", "", "", "sz"], mode="cubic", coordinate_transformation_mode="align_corners",
+                                  exclude_outside=1)], [("x", xr)],
+         [("y", interpolate_nd(xr, cubic_coeffs, output_size=sz, coordinate_transformation_mode="align_corners",
+                               exclude_outside=True).astype(F))], inits={"sz": sz})
+    roi = np.array([0, 0, 0.2, -0.1, 1, 1, 0.9, 1.3], F)
+    case("resize_crop", [N("Resize", ["x", "roi", "e", "sz"], mode="nearest", coordinate_transformation_mode="tf_crop_and_resize",
+                           nearest_mode="ceil", extrapolation_value=-3.0)], [("x", xr)],
+         [("y", interpolate_nd(xr, lambda v: nearest_coeffs(v, mode="ceil"), output_size=sz, roi=roi,
+                               coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-3.0).astype(F))],
+         inits={"sz": sz, "roi": roi, "e": np.zeros(0, F)}, opset=11)
+    xu = np.arange(6, dtype=np.int64).reshape(1, 2, 3)
+    case("upsample_7", [N("Upsample", ["x"], scales=[1.0, 2.0, 1.5])], [("x", xu)],
+         [("y", xu[:, np.arange(4) // 2][:, :, (np.arange(4) / 1.5).astype(np.int64)])], opset=7)
+    case("resize_10", [N("Resize", ["x", "sc"])], [("x", xu)],
+         [("y", xu[:, np.arange(4) // 2][:, :, (np.arange(4) / 1.5).astype(np.int64)])],
+         inits={"sc": np.array([1.0, 2.0, 1.5], F)}, opset=10)
     window_cases()  # last: the cases above keep their random draws
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 

@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "op_test_util.h"
+#include "ops/registry.h"
+#include "ops/resize_plan.h"
 #include "ops/slice_bounds.h"
 #include "ops/typing.h"
 
@@ -223,6 +225,76 @@ TEST(Pad, ConstantEdgeReflect) {
   EXPECT_EQ(eval_codes("pad", {i64({1}, {1}, DType::u8)}, {{"pads", V{1, 0}}, {"value", 256.0}}),
             std::vector<std::string>{"N0011"});
   EXPECT_EQ(values_i64(eval1("pad", {i64({1}, {1}, DType::i8)}, {{"pads", V{1, 0}}, {"value", -128.0}})), (V{-128, 1}));
+}
+
+// Expected values: ONNX 1.12's reference (onnx/backend/test/case/node/resize.py), whose
+// results here are binary fractions that f32 computes exactly.
+TEST(Resize, NearestLinearCubicAgainstOnnxReference) {
+  using R = std::vector<double>;
+  HostTensor x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  HostTensor up = eval1("resize", {x}, {{"sizes", V{1, 1, 4, 6}}, {"scales", R{1, 1, 2, 3}}});
+  EXPECT_EQ(values_f32(up), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}));
+  HostTensor lin = eval1("resize", {f32({4}, {1, 2, 3, 4})}, {{"sizes", V{8}}, {"mode", "linear"}});
+  EXPECT_EQ(values_f32(lin), (std::vector<float>{1, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75, 4}));
+  std::vector<float> v16(16);
+  for (int i = 0; i < 16; ++i) v16[i] = static_cast<float>(i + 1);
+  HostTensor cub = eval1("resize", {f32({1, 1, 4, 4}, v16)}, {{"sizes", V{1, 1, 8, 8}}, {"scales", R{1, 1, 2, 2}}, {"mode", "cubic"}});
+  auto c = values_f32(cub);
+  EXPECT_EQ(std::vector<float>(c.begin(), c.begin() + 8),
+            (std::vector<float>{0.47265625f, 0.76953125f, 1.24609375f, 1.875f, 2.28125f, 2.91015625f, 3.38671875f, 3.68359375f}));
+  EXPECT_EQ(c[63], 16.52734375f);
+  // tf_crop_and_resize: source coordinates -0.5, 0.5, 1.5 of [0, 10]; the outer two extrapolate.
+  HostTensor crop = eval1("resize", {f32({2}, {0, 10})}, {{"sizes", V{3}}, {"mode", "linear"}, {"coordinate_mode", "tf_crop_and_resize"},
+                                                          {"roi", R{-0.5, 1.5}}, {"extrapolation_value", -7.0}});
+  EXPECT_EQ(values_f32(crop), (std::vector<float>{-7, 5, -7}));
+  // nearest copies integers; a kept axis (-1) is copied as it is.
+  HostTensor ints = eval1("resize", {i64({2, 3}, {1, 2, 3, 4, 5, 6}, DType::i32)}, {{"sizes", V{-1, 2}}, {"coordinate_mode", "asymmetric"},
+                                                                                  {"nearest_mode", "floor"}});
+  EXPECT_EQ(values_i64(ints), (V{1, 2, 4, 5}));
+}
+
+TEST(Resize, RefusesWhatItCannotDefine) {
+  HostTensor x = f32({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(eval_codes("resize", {x}, {{"sizes", V{4}}}), std::vector<std::string>{"N0011"});
+  EXPECT_EQ(eval_codes("resize", {i64({2}, {1, 2}, DType::i32)}, {{"sizes", V{4}}, {"mode", "linear"}}), std::vector<std::string>{"N0011"});
+  EXPECT_EQ(eval_codes("resize", {x}, {{"sizes", V{4, 4}}, {"scales", std::vector<double>{2, 0}}}), std::vector<std::string>{"N0011"});
+  EXPECT_EQ(eval_codes("resize", {x}, {{"sizes", V{4, -2}}}), std::vector<std::string>{"N0011"});
+  EXPECT_EQ(eval_codes("resize", {x}, {{"sizes", V{4, 4}}, {"coordinate_mode", "tf_crop_and_resize"}, {"roi", std::vector<double>{0, 1}}}),
+            std::vector<std::string>{"N0011"});
+}
+
+TEST(Resize, InterpolatingPassesRunInTheDeclaredOrder) {
+  // Two resampled axes: the highest axis first, each value kept in f32; f64 computes in f64.
+  std::vector<float> v(12);
+  for (int i = 0; i < 12; ++i) v[i] = 0.1f * static_cast<float>(i * i) - 0.3f;
+  HostTensor x = f32({3, 4}, v);
+  AttrMap a = {{"sizes", V{5, 7}}, {"mode", "linear"}, {"coordinate_mode", "align_corners"}};
+  HostTensor y = eval1("resize", {x}, a);
+  // The same two passes by hand, as the definition states them.
+  std::vector<std::string> errors;
+  auto resolved = resolve_attrs(op_registry().find("resize")->attrs, a, errors);
+  ASSERT_TRUE(resolved);
+  auto axes = resize_axes({3, 4}, {5, 7}, Attrs(*resolved));
+  std::vector<float> mid(3 * 7), want(5 * 7);
+  for (int p = 0; p < 3; ++p)
+    for (int o = 0; o < 7; ++o) {
+      float acc = -0.0f;
+      for (std::size_t t = 0; t < axes[1].taps; ++t) {
+        float w = static_cast<float>(axes[1].weight[o * axes[1].taps + t]);
+        if (w != 0) acc = acc + w * v[p * 4 + axes[1].index[o * axes[1].taps + t]];
+      }
+      mid[p * 7 + o] = acc;
+    }
+  for (int o = 0; o < 5; ++o)
+    for (int q = 0; q < 7; ++q) {
+      float acc = -0.0f;
+      for (std::size_t t = 0; t < axes[0].taps; ++t) {
+        float w = static_cast<float>(axes[0].weight[o * axes[0].taps + t]);
+        if (w != 0) acc = acc + w * mid[axes[0].index[o * axes[0].taps + t] * 7 + q];
+      }
+      want[o * 7 + q] = acc;
+    }
+  EXPECT_EQ(values_f32(y), want);
 }
 
 TEST(Iota, IndexAlongAxis) {

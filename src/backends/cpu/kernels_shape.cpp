@@ -8,6 +8,7 @@
 #include "backends/cpu/strided_copy.h"
 #include "backends/cpu/tree.h"
 #include "ops/elementwise_driver.h"
+#include "ops/resize_plan.h"
 #include "ops/shape_rules.h"
 #include "ops/slice_bounds.h"
 #include "ops/tensor_walk.h"
@@ -277,6 +278,15 @@ void arange_kernel(CpuContext& c) {
   });
 }
 
+// resize: the reference's passes (ops::resize_host, one driver for both) with the rows of
+// each pass spread over threads.
+void resize_kernel(CpuContext& c) {
+  ops::resize_host(c.k.inputs[0], c.k.outputs[0], c.k.attrs,
+                   [&](std::uint64_t n, std::uint64_t grain, const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
+                     c.pool.parallel_for(n, grain, fn);
+                   });
+}
+
 }  // namespace
 
 void register_shape_kernels(ops::OpRegistry& r) {
@@ -292,6 +302,7 @@ void register_shape_kernels(ops::OpRegistry& r) {
   add_kernel(r, "iota", iota_kernel, S);
   add_kernel(r, "arange", arange_kernel, S);
   add_kernel(r, "one_hot", one_hot_kernel, S);
+  add_kernel(r, "resize", resize_kernel, S);
 }
 
 }  // namespace rung::cpu

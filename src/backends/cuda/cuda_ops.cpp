@@ -10,9 +10,12 @@
 #include "backends/cuda/cuda_context.h"
 #include "backends/cuda/cuda_ops_nn.h"
 #include "backends/cuda/device_api.h"
+#include "backends/cuda/device_api_resize.h"
 #include "ops/csr.h"
+#include "ops/resize_plan.h"
 #include "ops/shape_rules.h"
 #include "ops/slice_bounds.h"
+#include "ops/tensor_walk.h"
 #include "ops/typing.h"
 
 namespace rung::cuda {
@@ -556,6 +559,70 @@ bool pad(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   return c.check(launch_pad(x.data(), out[0].data(), bytes, p, c.stream()), "pad kernel", d) && canonicalize(c, out[0], out[0], d);
 }
 
+// resize (ops/kernels_resize.cpp): the host's tables (ops::resize_axes) uploaded per pass,
+// passes highest axis first in f32 (f64 for f64) with the intermediates in that type; the
+// last pass rounds to the dtype. nearest copies bits in the dtype.
+bool resize(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  const DevTensor& x = in[0];
+  DevTensor& y = out[0];
+  if (y.numel() == 0) return true;
+  auto axes = ops::resize_axes(x.shape, y.shape, a);
+  auto order = ops::resize_pass_order(axes);
+  if (order.empty()) {
+    std::int64_t one = 1;
+    int bytes = static_cast<int>(dtype_info(x.dtype).block_bytes);
+    return c.check(launch_copy_strided(x.data(), 0, &one, y.data(), 0, &one, dims_of({x.numel()}), bytes, c.stream()), "resize copy", d) &&
+           canonicalize(c, y, y, d);
+  }
+  const bool nearest = a.string("mode") == "nearest";
+  const DType cdt = x.dtype == DType::f64 ? DType::f64 : DType::f32;
+  const double ext = a.real("extrapolation_value");
+  std::uint64_t ext_bits = 0;
+  if (nearest && dtype_info(x.dtype).is_float) {
+    ops::HostTensor e(x.dtype, {});
+    e.store_f64(0, ext);
+    std::memcpy(&ext_bits, e.bytes().data(), e.bytes().size());
+  }
+  DevTensor cur = x;
+  ops::Extents shape = x.shape;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const ops::ResizeAxis& ax = axes[order[k]];
+    std::uint64_t n = ax.out * ax.taps;
+    ops::HostTensor index(DType::i64, {n}), weight(cdt, {n}), outside(DType::u8, {ax.out});
+    for (std::uint64_t i = 0; i < n; ++i) {
+      index.set_raw<std::int64_t>(i, ax.index[i]);
+      weight.store_f64(i, ax.weight[i]);  // one RNE rounding, as the reference's static_cast
+    }
+    for (std::uint64_t o = 0; o < ax.out; ++o) outside.set_raw<std::uint8_t>(o, ax.outside[o]);
+    auto di = c.upload(index, d), dw = c.upload(weight, d), doo = c.upload(outside, d);
+    if (!di || !dw || !doo) return false;
+    ops::Extents next_shape = shape;
+    next_shape[order[k]] = ax.out;
+    const bool last = k + 1 == order.size();
+    std::optional<DevTensor> next;
+    if (last) next = y;
+    else next = c.alloc(nearest ? x.dtype : cdt, next_shape, d);
+    if (!next) return false;
+    ResizePass p;
+    p.pre = ops::extent_product(shape, 0, order[k]);
+    p.in = ax.in;
+    p.out = ax.out;
+    p.post = ops::extent_product(shape, order[k] + 1, shape.size());
+    p.taps = static_cast<int>(ax.taps);
+    p.ext = ext;
+    const auto* idx = static_cast<const std::int64_t*>(di->data());
+    const auto* outs = static_cast<const std::uint8_t*>(doo->data());
+    int err = nearest ? launch_resize_nearest(cur.data(), next->data(), static_cast<int>(dtype_info(x.dtype).block_bytes), idx, outs,
+                                              ext_bits, p, c.stream())
+                      : launch_resize_pass(cur.data(), dt(cur.dtype), next->data(), dt(last ? y.dtype : cdt), idx, dw->data(), outs,
+                                           p, c.stream());
+    if (!c.check(err, "resize pass", d)) return false;
+    cur = *next;
+    shape = std::move(next_shape);
+  }
+  return !nearest || canonicalize(c, y, y, d);
+}
+
 // arange (kernels_shape_index.cpp): the shape rule has checked the attributes.
 bool arange(Context& c, In, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   double start = a.real("start"), step = a.real("step");
@@ -636,7 +703,7 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"random_bits", random(0)}, {"random_uniform", random(1)}, {"random_normal", random(2)},
       {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
       {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu}, {"mse", mse},
-      {"pad", pad}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
+      {"pad", pad}, {"resize", resize}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
       {"csr_matvec", csr_matmul("csr_matvec")}, {"dequantize", dequantize},
   };
   static const bool merged = (add_nn_dev_kernels(*t), true);

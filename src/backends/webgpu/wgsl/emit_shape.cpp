@@ -1,12 +1,16 @@
 // Shape ops as map kernels: every output element is a bit copy of one input element (or a
-// constant), so the WGSL is index arithmetic baked from the shapes. Ops that index with data
+// constant; resize's linear and cubic modes: weighted sums in the reference's order), so the
+// WGSL is index arithmetic baked from the shapes. Ops that index with data
 // (gather, one_hot) check every index and raise the status word, which the executor turns
 // into the reference's N0012.
 #include <algorithm>
+#include <bit>
+#include <cstdio>
 #include <cmath>
 
 #include "backends/webgpu/wgsl/emit_map.h"
 #include "backends/webgpu/wgsl/generator.h"
+#include "ops/resize_plan.h"
 #include "ops/slice_bounds.h"
 
 namespace rung::webgpu {
@@ -250,6 +254,92 @@ std::optional<Program> emit_gather(const KernelArgs& a, std::string& error) {
   return with_status(std::move(*p), "an index lies outside [0, " + std::to_string(n) + ")");
 }
 
+
+// resize: the host's tables (ops::resize_axes, the reference's) baked in as private arrays.
+// The reference's passes (highest axis first, each value kept in f32) are evaluated nested per
+// output element: one level per resampled axis, the lowest axis outermost, so every level
+// computes exactly the intermediate value its pass would have stored.
+std::string bits_f32(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "bitcast<f32>(0x%08xu)", std::bit_cast<std::uint32_t>(static_cast<float>(v)));
+  return b;
+}
+
+std::string u32_table(const std::string& name, const std::vector<std::uint32_t>& v) {
+  std::string n = u32_lit(std::max<std::size_t>(v.size(), 1));
+  std::string t = "var<private> " + name + ": array<u32, " + n + "> = array<u32, " + n + ">(";
+  for (std::size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]) + "u";
+  return t + (v.empty() ? "0u" : "") + ");\n";
+}
+
+std::optional<Program> emit_resize(const KernelArgs& a, std::string& error) {
+  const Extents& xs = a.in[0].shape;
+  const Extents& ys = a.out[0].shape;
+  auto axes = ops::resize_axes(xs, ys, a.attrs);
+  auto order = ops::resize_pass_order(axes);
+  std::sort(order.begin(), order.end());  // levels: the lowest axis outermost
+  const bool nearest = a.attrs.string("mode") == "nearest" || order.empty();
+  const std::string t = tname(a.out[0]);
+  // nearest stores the value rounded once to the dtype (the reference's store); the passes
+  // start from it rounded to f32, their compute type.
+  ops::HostTensor ext_t(dtype_info(a.out[0].dtype).is_float ? a.out[0].dtype : DType::f32, {});
+  ext_t.store_f64(0, a.attrs.real("extrapolation_value"));
+  const std::string ext = bits_f32(nearest ? ext_t.load_f64(0) : a.attrs.real("extrapolation_value"));
+  auto xst = row_major_strides(xs);
+  std::uint64_t words = 0;
+  std::vector<std::string> tables;
+  std::string base;  // offset of the copied (identity) axes
+  for (std::size_t d = 0; d < ys.size(); ++d)
+    if (axes[d].identity && ys[d] > 1) base += (base.empty() ? "" : " + ") + coord(ys, d, "i") + " * " + u32_lit(xst[d]);
+  if (base.empty()) base = "0u";
+  for (std::size_t d : order) {
+    const ops::ResizeAxis& ax = axes[d];
+    std::vector<std::uint32_t> idx, w, out;
+    for (auto j : ax.index) idx.push_back(static_cast<std::uint32_t>(j));
+    for (auto v : ax.weight) w.push_back(std::bit_cast<std::uint32_t>(static_cast<float>(v)));  // the reference's rounding
+    for (auto f : ax.outside) out.push_back(f);
+    words += idx.size() + w.size() + out.size();
+    std::string n = std::to_string(d);
+    tables.push_back(u32_table("RI" + n, idx) + (nearest ? "" : u32_table("RW" + n, w)) + u32_table("RO" + n, out));
+  }
+  if (words > (1u << 16)) {
+    error = "resize tables of " + std::to_string(words) + " words exceed the 65536 baked into a shader";
+    return std::nullopt;
+  }
+  MapSpec m = copy_spec(a, "resize (" + a.attrs.string("mode") + ", " + a.attrs.string("coordinate_mode") + ")");
+  m.extra_code = tables;
+  std::string x = "ld_" + input_name(a, 0);
+  std::string f;
+  if (nearest) {
+    f = "fn value(i: u32) -> " + t + " {\n  var k = " + base + ";\n";
+    for (std::size_t d : order) {
+      std::string n = std::to_string(d);
+      f += "  {\n    let o = " + coord(ys, d, "i") + ";\n";
+      if (dtype_info(a.out[0].dtype).is_float) f += "    if (RO" + n + "[o] != 0u) { return " + ext + "; }\n";
+      f += "    k = k + RI" + n + "[o] * " + u32_lit(xst[d]) + ";\n  }\n";
+    }
+    m.value_fn = f + "  return " + x + "(k);\n}\n";
+    return map_program(a, m, error);
+  }
+  m.helpers = {"rmul"};
+  m.comments = {"per level: acc = -0, then acc = acc + w * v per tap of nonzero weight, in tap order"};
+  for (std::size_t k = order.size(); k-- > 0;) {
+    std::size_t d = order[k];
+    std::string n = std::to_string(d), K = u32_lit(axes[d].taps);
+    std::string inner = k + 1 < order.size() ? "level" + std::to_string(order[k + 1]) + "(i, off + s)" : x + "(off + s)";
+    f += "fn level" + n + "(i: u32, off: u32) -> f32 {\n  let o = " + coord(ys, d, "i") + ";\n" +
+         "  if (RO" + n + "[o] != 0u) { return " + ext + "; }\n" +
+         "  var acc = bitcast<f32>(0x80000000u);\n" +
+         "  for (var t = 0u; t < " + K + "; t = t + 1u) {\n" +
+         "    let w = bitcast<f32>(RW" + n + "[o * " + K + " + t]);\n" +
+         "    if (w != 0.0f) {\n      let s = RI" + n + "[o * " + K + " + t] * " + u32_lit(xst[d]) + ";\n" +
+         "      acc = acc + rmul(w, " + inner + ");\n    }\n  }\n  return acc;\n}\n";
+  }
+  m.extra_code.push_back(f);
+  m.value_fn = "fn value(i: u32) -> " + t + " { return level" + std::to_string(order.front()) + "(i, " + base + "); }\n";
+  return map_program(a, m, error);
+}
+
 }  // namespace
 
 void register_shape_emitters(std::map<std::string, EmitterEntry>& t) {
@@ -268,6 +358,7 @@ void register_shape_emitters(std::map<std::string, EmitterEntry>& t) {
   t["one_hot"] = {emit_one_hot, ops::kInt};
   t["gather"] = {emit_gather, plain};
   t["embedding"] = {emit_gather, plain};
+  t["resize"] = {emit_resize, plain};
 }
 
 }  // namespace rung::webgpu
