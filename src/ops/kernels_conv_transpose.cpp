@@ -66,7 +66,10 @@ ShapeResult rule_conv_transpose(const ShapeArgs& a) {
 }
 
 Window2 conv_transpose_window(const HostTensor& x, const HostTensor& w, const Attrs& a) {
-  std::size_t rank = x.rank() - 2, first = 2 - rank;
+  return conv_transpose_window(x.shape(), w.shape(), a);
+}
+Window2 conv_transpose_window(const Extents& x, const Extents& w, const Attrs& a) {
+  std::size_t rank = x.size() - 2, first = 2 - rank;
   std::string err;
   auto wa = window_attrs(a, rank, err);
   auto op = output_padding(a, rank, err);
@@ -74,7 +77,7 @@ Window2 conv_transpose_window(const HostTensor& x, const HostTensor& w, const At
   g.ax[0] = WindowAxis{1, 1, 1, 1, 0, 0, 1};
   for (std::size_t i = 0; i < rank; ++i) {
     WindowAxis& ax = g.ax[first + i];
-    ax = WindowAxis{x.shape()[2 + i], w.shape()[2 + i], wa->strides[i], wa->dilations[i], wa->pads[2 * i],
+    ax = WindowAxis{x[2 + i], w[2 + i], wa->strides[i], wa->dilations[i], wa->pads[2 * i],
                     wa->pads[2 * i + 1], 0};
     ax.out = *transposed_extent(ax.in, ax.k, ax.stride, ax.dilation, ax.pad_before, ax.pad_after, (*op)[i], err);
   }
