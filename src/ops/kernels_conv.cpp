@@ -73,10 +73,11 @@ ShapeResult rule_conv(const ShapeArgs& a) {
   return ShapeResult::ok({y});
 }
 
-Window2 conv_window(const HostTensor& x, const HostTensor& w, const Attrs& a) {
-  std::vector<std::uint64_t> in(x.shape().begin() + 2, x.shape().end()), k(w.shape().begin() + 2, w.shape().end());
+Window2 conv_window(const Extents& x, const Extents& w, const Attrs& a) {
+  std::vector<std::uint64_t> in(x.begin() + 2, x.end()), k(w.begin() + 2, w.end());
   return window2(in, k, a, false);
 }
+Window2 conv_window(const HostTensor& x, const HostTensor& w, const Attrs& a) { return conv_window(x.shape(), w.shape(), a); }
 
 namespace {
 

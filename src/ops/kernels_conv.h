@@ -34,9 +34,12 @@ void max_pool_kernel(KernelContext& c);
 void avg_pool_kernel(KernelContext& c);
 
 // The window of a conv node (x [N, C, spatial...], w [M, C/groups, kernel...]) or of a pool
-// node (x and the `kernel_shape` attribute), for kernels of every backend.
+// node (x and the `kernel_shape` attribute), for kernels of every backend (the Extents forms
+// for backends whose tensors are not HostTensors).
 Window2 conv_window(const HostTensor& x, const HostTensor& w, const Attrs& a);
+Window2 conv_window(const Extents& x, const Extents& w, const Attrs& a);
 Window2 pool_window(const HostTensor& x, const Attrs& a);
+Window2 pool_window(const Extents& x, const Attrs& a);
 
 // The pool divisor of avg_pool output (oh, ow): taps inside the input, or with
 // count_include_pad the taps inside the padded input (the ceil_mode overhang never counts).

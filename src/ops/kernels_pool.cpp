@@ -73,26 +73,15 @@ ShapeResult rule_avg_pool(const ShapeArgs& a) {
   return ShapeResult::ok({*y});
 }
 
-Window2 pool_window(const HostTensor& x, const Attrs& a) {
-  std::vector<std::uint64_t> in(x.shape().begin() + 2, x.shape().end()), k;
+Window2 pool_window(const HostTensor& x, const Attrs& a) { return pool_window(x.shape(), a); }
+Window2 pool_window(const Extents& x, const Attrs& a) {
+  std::vector<std::uint64_t> in(x.begin() + 2, x.end()), k;
   for (auto v : a.integers("kernel_shape")) k.push_back(static_cast<std::uint64_t>(v));
   return window2(in, k, a, a.boolean("ceil_mode"));
 }
 
 std::uint64_t avg_pool_count(const Window2& g, std::uint64_t oh, std::uint64_t ow, bool include_pad) {
-  std::uint64_t count[2];
-  std::uint64_t o[2] = {oh, ow};
-  for (int d = 0; d < 2; ++d) {
-    const WindowAxis& ax = g.ax[d];
-    auto lo = include_pad ? -static_cast<std::int64_t>(ax.pad_before) : 0;
-    auto hi = static_cast<std::int64_t>(ax.in + (include_pad ? ax.pad_after : 0));
-    count[d] = 0;
-    for (std::uint64_t j = 0; j < ax.k; ++j) {
-      std::int64_t i = ax.at(o[d], j);
-      count[d] += i >= lo && i < hi;
-    }
-  }
-  return count[0] * count[1];
+  return g.ax[0].pool_count(oh, include_pad) * g.ax[1].pool_count(ow, include_pad);
 }
 
 namespace {

@@ -3,22 +3,12 @@
 // the CPU backend spreads planes over threads: the same code, so the same bits.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include "ops/kernels_conv.h"
 #include "ops/numerics/reduce_tree.h"
 
 namespace rung::ops {
-
-// Whether `v` replaces `best` in max_pool's scan: a NaN (the first one stays), a greater
-// value, or +0 over -0 — so the result is maximum()'s and its bits are an input element's.
-template <typename T>
-bool max_pool_replaces(T v, T best) {
-  if (std::isnan(best)) return false;
-  if (std::isnan(v)) return true;
-  return v > best || (v == 0 && best == 0 && !std::signbit(v) && std::signbit(best));
-}
 
 // Input offset of tap (kh, kw) of output (oh, ow) within the plane, or -1 outside the input.
 inline std::int64_t pool_tap(const Window2& g, std::uint64_t oh, std::uint64_t ow, std::uint64_t kh, std::uint64_t kw) {

@@ -12,26 +12,9 @@
 #include <vector>
 
 #include "ops/attrs.h"
+#include "ops/window_axis.h"  // WindowAxis
 
 namespace rung::ops {
-
-// One spatial axis of a window.
-struct WindowAxis {
-  std::uint64_t in = 0, k = 1, stride = 1, dilation = 1, pad_before = 0, pad_after = 0, out = 0;
-  std::uint64_t span() const { return dilation * (k - 1) + 1; }  // the dilated kernel extent
-  // Input coordinate of tap j of output o, counted from the unpadded origin (may be < 0 or >= in).
-  std::int64_t at(std::uint64_t o, std::uint64_t j) const {
-    return static_cast<std::int64_t>(o * stride + j * dilation) - static_cast<std::int64_t>(pad_before);
-  }
-  // conv_transpose: the input index tap j of output o meets ((o + pad_before - j*dilation) /
-  // stride when that divides and lies in [0, in)), or -1 where it meets none.
-  std::int64_t transposed_source(std::uint64_t o, std::uint64_t j) const {
-    std::int64_t t = static_cast<std::int64_t>(o + pad_before) - static_cast<std::int64_t>(j * dilation);
-    if (t < 0 || t % static_cast<std::int64_t>(stride) != 0) return -1;
-    std::int64_t i = t / static_cast<std::int64_t>(stride);
-    return i < static_cast<std::int64_t>(in) ? i : -1;
-  }
-};
 
 // Reads `strides`, `pads` ([before_0, after_0, before_1, after_1, ...]; empty = all 0) and
 // `dilations` for `rank` spatial axes; empty lists mean 1 (0 for pads). Fails with a message

@@ -311,6 +311,7 @@ std::vector<Case> all_cases() {
       cs.push_back({"dequantize", {q}, attrs({{"to", to}}), "dequantize " + std::string(dtype_name(qt)) + " to " + std::string(dtype_name(to))});
     }
   add_nn_cases(cs, seed);
+  add_conv_cases(cs, seed);
   return cs;
 }
 

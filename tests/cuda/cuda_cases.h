@@ -21,6 +21,8 @@ struct Case {
 std::vector<Case> all_cases();
 // The cases of the composite, quantization and sparse-construction ops (cuda_cases_nn.cpp).
 void add_nn_cases(std::vector<Case>& cases, std::uint64_t& seed);
+// The cases of conv, conv_transpose, max_pool and avg_pool (cuda_cases_conv.cpp).
+void add_conv_cases(std::vector<Case>& cases, std::uint64_t& seed);
 
 // Random tensor of `dt`: floats mix normal values with the special ones; ints span the type.
 ops::HostTensor random_tensor(DType dt, ops::Extents shape, std::uint64_t seed, bool specials = true);

@@ -706,7 +706,7 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"pad", pad}, {"resize", resize}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
       {"csr_matvec", csr_matmul("csr_matvec")}, {"dequantize", dequantize},
   };
-  static const bool merged = (add_nn_dev_kernels(*t), true);
+  static const bool merged = (add_nn_dev_kernels(*t), add_conv_dev_kernels(*t), true);
   (void)merged;
   return *t;
 }

@@ -11,6 +11,8 @@
 namespace rung::cuda {
 
 void add_nn_dev_kernels(std::map<std::string, DevKernel, std::less<>>& table);
+// conv, conv_transpose, max_pool, avg_pool (cuda_ops_conv.cpp).
+void add_conv_dev_kernels(std::map<std::string, DevKernel, std::less<>>& table);
 // True for the ops whose kernel sizes (allocates) the outputs the shape rule leaves symbolic.
 bool dev_kernel_sizes_outputs(std::string_view op);
 
