@@ -206,6 +206,12 @@ int launch_unary(Ew op, const void* x, int xdt, void* y, int ydt, std::uint64_t 
     case Ew::erf: return unary_typed<num::Erf>(x, xdt, y, ydt, n, s);
     case Ew::gelu: return unary_typed<num::GeluErf>(x, xdt, y, ydt, n, s);
     case Ew::gelu_tanh: return unary_typed<num::GeluTanh>(x, xdt, y, ydt, n, s);
+    case Ew::floor: return unary_typed<num::Floor>(x, xdt, y, ydt, n, s);
+    case Ew::ceil: return unary_typed<num::Ceil>(x, xdt, y, ydt, n, s);
+    case Ew::round: return unary_typed<num::Round>(x, xdt, y, ydt, n, s);
+    case Ew::asin: return unary_typed<num::Asin>(x, xdt, y, ydt, n, s);
+    case Ew::acos: return unary_typed<num::Acos>(x, xdt, y, ydt, n, s);
+    case Ew::atan: return unary_typed<num::Atan>(x, xdt, y, ydt, n, s);
     case Ew::logical_not: return unary_typed<num::LogicalNot>(x, xdt, y, ydt, n, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
@@ -223,6 +229,8 @@ int launch_binary(Ew op, const Strided& a, const Strided& b, void* y, int ydt, c
     case Ew::minimum: return binary_typed<num::Minimum>(a, b, y, ydt, out, s);
     case Ew::pow: return binary_typed<num::Pow>(a, b, y, ydt, out, s);
     case Ew::remainder: return binary_typed<num::Rem>(a, b, y, ydt, out, s);
+    case Ew::shift_left: return binary_typed<num::ShiftLeft>(a, b, y, ydt, out, s);
+    case Ew::shift_right: return binary_typed<num::ShiftRight>(a, b, y, ydt, out, s);
     case Ew::eq: return binary_typed<num::Eq>(a, b, y, ydt, out, s);
     case Ew::ne: return binary_typed<num::Ne>(a, b, y, ydt, out, s);
     case Ew::lt: return binary_typed<num::Lt>(a, b, y, ydt, out, s);
