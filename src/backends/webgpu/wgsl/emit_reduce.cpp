@@ -229,7 +229,8 @@ std::optional<Program> emit_cumsum(const KernelArgs& a, std::string& error) {
   bool exclusive = a.attrs.boolean("exclusive"), reverse = a.attrs.boolean("reverse");
   Scalar s = scalar_of(x.dtype);
   std::string t(wgsl_type(s)), zero = s == Scalar::f32 ? "0.0f" : s == Scalar::i32 ? "0" : "0u";
-  std::string N = u32_lit(n), I = u32_lit(inner);
+  // An empty output still gets a module: keep its divisors non-zero (no element runs).
+  std::string N = u32_lit(std::max<std::uint64_t>(n, 1)), I = u32_lit(std::max<std::uint64_t>(inner, 1));
   auto pos = [&](const std::string& k) { return reverse ? "(" + N + " - 1u - " + k + ")" : k; };
   MapSpec m;
   m.title = std::string("cumsum along axis ") + std::to_string(ax) + (exclusive ? ", exclusive" : "") + (reverse ? ", reverse" : "");

@@ -261,7 +261,7 @@ std::optional<Program> emit_gather_elements(const KernelArgs& a, std::string& er
   std::string xname = input_name(a, 0), iname = input_name(a, 1);
   std::string off;
   for (std::size_t d = 0; d < x.shape.size(); ++d) {
-    if (d == ax || ind.shape[d] <= 1) continue;  // a dim of extent 1 has coordinate 0
+    if (d == ax || ind.shape[d] <= 1 || ind.numel() == 0) continue;  // extent 1: coordinate 0; empty: no element runs
     off += " + " + coord(ind.shape, d, "i") + " * " + u32_lit(xs[d]);
   }
   MapSpec m = copy_spec(a, "gather_elements along axis " + std::to_string(ax));
