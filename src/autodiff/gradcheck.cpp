@@ -230,7 +230,7 @@ std::optional<GradcheckReport> gradcheck_op(const OpCase& c, const GradcheckOpti
     return std::nullopt;
   }
   std::mt19937_64 rng(o.seed + 1);
-  std::uniform_real_distribution<double> real(-1.5, 1.5), positive(0.5, 1.5);
+  std::uniform_real_distribution<double> real(-1.5, 1.5), positive(0.5, 1.5), unit(-0.9, 0.9);
   Graph g;
   Emitter e(g);
   std::vector<ValueRef> params;
@@ -243,6 +243,7 @@ std::optional<GradcheckReport> gradcheck_op(const OpCase& c, const GradcheckOpti
     for (std::uint64_t j = 0; j < t.numel() && in.kind != K::given; ++j) {
       if (in.kind == K::real) t.store_f64(j, real(rng));
       else if (in.kind == K::positive) t.store_f64(j, positive(rng));
+      else if (in.kind == K::unit) t.store_f64(j, unit(rng));
       else if (in.kind == K::index) t.store_int(j, rng() % std::max<std::uint64_t>(in.bound, 1));
       else t.store_bool(j, rng() % 2 == 0);
     }

@@ -79,7 +79,8 @@ struct OpCase {
   struct Input {
     ops::Extents shape;
     DType dtype = DType::f32;
-    enum class Kind { real, positive, index, boolean, given } kind = Kind::real;
+    // real: in (-1.5, 1.5); positive: (0.5, 1.5); unit: (-0.9, 0.9), inside asin's domain
+    enum class Kind { real, positive, unit, index, boolean, given } kind = Kind::real;
     std::uint64_t bound = 0;  // index: values in [0, bound)
     std::optional<ops::HostTensor> value;  // given
   };

@@ -15,6 +15,7 @@ using Axes = std::vector<std::int64_t>;
 
 In r(ops::Extents s, DType dt = DType::f32) { return In{std::move(s), dt, K::real, 0, std::nullopt}; }
 In pos(ops::Extents s, DType dt = DType::f32) { return In{std::move(s), dt, K::positive, 0, std::nullopt}; }
+In unit(ops::Extents s, DType dt = DType::f32) { return In{std::move(s), dt, K::unit, 0, std::nullopt}; }
 In idx(ops::Extents s, std::uint64_t bound, DType dt = DType::i64) { return In{std::move(s), dt, K::index, bound, std::nullopt}; }
 In boolean(ops::Extents s) { return In{std::move(s), DType::boolean, K::boolean, 0, std::nullopt}; }
 In given(ops::HostTensor t) { return In{t.shape(), t.dtype(), K::given, 0, std::move(t)}; }
@@ -48,6 +49,8 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("minimum", {r({2, 3}), r({2, 3})});
   for (const char* op : {"neg", "abs", "square", "relu", "exp", "sin", "cos", "tanh", "sigmoid", "silu", "erf"}) add(op, {r({2, 3})});
   for (const char* op : {"sqrt", "rsqrt", "reciprocal", "log"}) add(op, {pos({2, 3})});
+  for (const char* op : {"floor", "ceil", "round", "atan"}) add(op, {r({2, 3})});
+  for (const char* op : {"asin", "acos"}) add(op, {unit({2, 3})});
   add("gelu", {r({2, 3})});
   add("gelu", {r({2, 3})}, {{"approximate", "tanh"}}, "gelu tanh");
   add("pow", {pos({2, 3}), r({3})});
@@ -74,6 +77,8 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("min", {r({2, 4})}, {{"axes", Axes{0}}, {"keepdims", true}});
   add("variance", {r({2, 4})}, {{"axes", Axes{1}}, {"correction", std::int64_t{1}}});
   add("logsumexp", {r({2, 4})}, {{"axes", Axes{1}}});
+  add("cumsum", {r({3, 4})}, {{"axis", std::int64_t{1}}});
+  add("cumsum", {r({3, 4})}, {{"axis", std::int64_t{0}}, {"exclusive", true}, {"reverse", true}}, "cumsum exclusive reverse");
   add("softmax", {r({2, 4})});
   add("log_softmax", {r({2, 4})}, {{"axis", std::int64_t{0}}});
   // nn composites
@@ -131,6 +136,8 @@ std::map<std::string, std::vector<OpCase>, std::less<>> make_cases() {
   add("concat", {r({2, 3}), r({2, 2})}, {{"axis", std::int64_t{1}}});
   add("gather", {r({4, 3}), idx({5}, 4)});
   add("scatter_add", {r({4, 3}), idx({5}, 4), r({5, 3})});
+  add("gather_elements", {r({3, 4}), idx({5, 4}, 3)});  // repeated targets accumulate
+  add("gather_elements", {r({2, 3, 4}), idx({2, 2, 6}, 4, DType::i32)}, {{"axis", std::int64_t{-1}}}, "gather_elements axis -1 i32");
   add("pad", {r({2, 3})}, {{"pads", Axes{1, 0, 0, 2}}});
   add("pad", {r({3, 4})}, {{"pads", Axes{2, 1, 0, 3}}, {"mode", "edge"}}, "pad edge");
   add("pad", {r({3, 4})}, {{"pads", Axes{1, 2, 3, 0}}, {"mode", "reflect"}}, "pad reflect");

@@ -81,6 +81,23 @@ void register_elementwise_rules() {
     ValueRef neg_part = e.op("where", {e.op("lt", {x, z}), e.op("neg", {g}), z});
     return {e.op("where", {e.op("gt", {x, z}), g, neg_part})};
   });
+  for (const char* op : {"floor", "ceil", "round"}) {
+    // Piecewise constant: the derivative is 0 wherever it exists (as in PyTorch and JAX).
+    define_rule(op, [](Emitter& e, const GradArgs& a) -> Grads { return {e.op("zeros_like", {a.inputs[0]})}; });
+  }
+  define_rule("asin", [one_of](Emitter& e, const GradArgs& a) -> Grads {
+    // d asin(x) = 1 / sqrt(1 - x^2); d acos(x) is its negation.
+    ValueRef x = a.inputs[0];
+    return {e.op("div", {a.output_grads[0], e.op("sqrt", {e.op("sub", {one_of(e, x), e.op("square", {x})})})})};
+  });
+  define_rule("acos", [one_of](Emitter& e, const GradArgs& a) -> Grads {
+    ValueRef x = a.inputs[0];
+    return {e.op("neg", {e.op("div", {a.output_grads[0], e.op("sqrt", {e.op("sub", {one_of(e, x), e.op("square", {x})})})})})};
+  });
+  define_rule("atan", [one_of](Emitter& e, const GradArgs& a) -> Grads {
+    ValueRef x = a.inputs[0];
+    return {e.op("div", {a.output_grads[0], e.op("add", {one_of(e, x), e.op("square", {x})})})};
+  });
   define_rule("reciprocal", [](Emitter& e, const GradArgs& a) -> Grads {
     ValueRef y = a.outputs[0];
     return {e.op("neg", {e.op("mul", {a.output_grads[0], e.op("square", {y})})})};

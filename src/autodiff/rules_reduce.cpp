@@ -22,6 +22,12 @@ std::vector<std::int64_t> dropped_axes(const ops::Attrs& attrs, std::size_t rank
 }  // namespace
 
 void register_reduce_rules() {
+  define_rule("cumsum", [](Emitter& e, const GradArgs& a) -> Grads {
+    // x_i reaches every y_j with j after it (before it, reversed): the cotangent summed the
+    // other way, with the same exclusivity.
+    return {e.op("cumsum", {a.output_grads[0]}, {{"axis", a.attrs.integer("axis")}, {"exclusive", a.attrs.boolean("exclusive")},
+                                                 {"reverse", !a.attrs.boolean("reverse")}})};
+  });
   define_rule("sum", [](Emitter& e, const GradArgs& a) -> Grads {
     ValueRef x = a.inputs[0];
     return {e.op("expand_like", {a.output_grads[0], x}, {{"axes", dropped_axes(a.attrs, e.type(x).rank())}})};

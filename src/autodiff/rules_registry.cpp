@@ -85,7 +85,7 @@ GradFn rule_by_decomposition() {
 void register_non_differentiable() {
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not"})
     declare_not_differentiable(op, "boolean result");
-  for (const char* op : {"argmax", "argmin"}) declare_not_differentiable(op, "integer result");
+  for (const char* op : {"argmax", "argmin", "bit_shift"}) declare_not_differentiable(op, "integer result");
   for (const char* op : {"iota", "arange", "one_hot"}) declare_not_differentiable(op, "generated from attributes and integer indices");
   for (const char* op : {"random_bits", "random_uniform", "random_normal"})
     declare_not_differentiable(op, "random source: no tensor operand");

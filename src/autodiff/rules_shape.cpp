@@ -97,6 +97,42 @@ void register_shape_rules() {
     return {e.op("scatter_add", {e.op("zeros_like", {x}), a.inputs[1], a.output_grads[0]}, {{"axis", ax}}), std::nullopt};
   });
 
+  define_rule("gather_elements", [](Emitter& e, const GradArgs& a) -> Grads {
+    // A scatter-add of the cotangent into zeros: through x flattened, with each element's
+    // flat target indices * stride_axis + (its own offset along the other axes), so
+    // scatter_add's per-target canonical sum in element order accumulates repeats.
+    ValueRef x = a.inputs[0], idx = a.inputs[1];
+    const TensorType &xt = e.type(x), &it = e.type(idx);
+    std::size_t ax = static_cast<std::size_t>(norm_axis(a.attrs.integer("axis"), xt.rank()));
+    ops::Extents xe, ie;
+    for (const auto& d : xt.shape) xe.push_back(d.is_static() ? d.extent() : 0);
+    for (const auto& d : it.shape) ie.push_back(d.is_static() ? d.extent() : 0);
+    if (!xt.is_static() || !it.is_static()) {
+      e.fail("needs static shapes (x is " + xt.to_string() + ", indices " + it.to_string() + ")");
+      return Grads(2);
+    }
+    std::vector<std::uint64_t> xs(xe.size(), 1);
+    for (std::size_t d = xe.size(); d-- > 1;) xs[d - 1] = xs[d] * xe[d];
+    ops::HostTensor base(DType::i64, ie);
+    std::uint64_t n = base.numel();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t rest = i, off = 0;
+      for (std::size_t d = ie.size(); d-- > 0;) {
+        if (d != ax) off += (rest % ie[d]) * xs[d];
+        rest /= ie[d];
+      }
+      base.store_int(i, off);
+    }
+    ValueRef base_v = e.builder().constant(base.type(), Bytes(base.bytes().begin(), base.bytes().end()));
+    ValueRef along = e.op("mul", {e.op("cast", {idx}, {{"to", DType::i64}}), e.scalar(DType::i64, static_cast<double>(xs[ax]))});
+    Shape flat_n{Dim::fixed(n)}, flat_x{Dim::fixed(ops::element_count(xe))};
+    ValueRef target = e.op("reshape", {e.op("add", {along, base_v})}, {{"shape", flat_n}});
+    ValueRef g = e.op("reshape", {a.output_grads[0]}, {{"shape", flat_n}});
+    ValueRef z = e.op("reshape", {e.op("zeros_like", {x})}, {{"shape", flat_x}});
+    ValueRef gx = e.op("scatter_add", {z, target, g}, {{"axis", std::int64_t{0}}});
+    return {e.op("reshape", {gx}, {{"shape", xt.shape}}), std::nullopt};
+  });
+
   define_rule("scatter_add", [](Emitter& e, const GradArgs& a) -> Grads {
     std::int64_t ax = norm_axis(a.attrs.integer("axis"), e.type(a.inputs[0]).rank());
     return {a.output_grads[0], std::nullopt, e.op("gather", {a.output_grads[0], a.inputs[1]}, {{"axis", ax}})};

@@ -236,6 +236,23 @@ std::optional<Draw> draw_gather(DrawContext& c) {
   return d;
 }
 
+// gather_elements: indices of x's rank, any extent along the axis, at most x's elsewhere.
+std::optional<Draw> draw_gather_elements(DrawContext& c) {
+  Extents x = c.shape(1 + c.rng.below(3));
+  std::int64_t r = i64(x.size()), axis = c.rng.between(-r, r - 1);
+  std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+  std::uint64_t n = x[a];
+  Extents idx = x;
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    if (k != a && idx[k] > 0) idx[k] = 1 + c.rng.below(idx[k]);  // at most x's extent
+  idx[a] = n == 0 ? 0 : c.dim();
+  Draw d;
+  d.shapes = {x, c.fit(idx)};
+  d.values[1] = ValueRule::indices_below(n);
+  d.attrs = {{"axis", axis}};
+  return d;
+}
+
 std::optional<Draw> draw_scatter_add(DrawContext& c) {
   Extents x = c.shape(1 + c.rng.below(3));
   std::int64_t r = i64(x.size()), axis = c.rng.between(-r, r - 1);
@@ -644,6 +661,7 @@ const std::vector<OpConstraint>& constraint_table() {
       {"embedding", draw_embedding},
       {"cross_entropy", draw_cross_entropy},
       {"gather", draw_gather},
+      {"gather_elements", draw_gather_elements},
       {"scatter_add", draw_scatter_add},
       {"one_hot", draw_one_hot},
       {"reshape", draw_reshape},

@@ -3,7 +3,7 @@
 // broadcast against one base shape, attributes drawn from their specs) and the shape rule
 // rejects what does not fit. Entries exist where an op needs structure that rejection
 // sampling cannot find: matching inner dims (matmul, attention, ffn), indices within a
-// bound (gather, embedding, one_hot, cross_entropy), CSR matrices, q8_0/q4_0 blocks,
+// bound (gather, gather_elements, embedding, one_hot, cross_entropy), CSR matrices, q8_0/q4_0 blocks,
 // attribute values that depend on the operands (reshape, transpose, slice, pad, concat).
 #pragma once
 

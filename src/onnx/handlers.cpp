@@ -19,6 +19,7 @@ const std::vector<Handler>& handlers() {
     add_layout_handlers(h);
     add_rnn_handlers(h);
     add_resize_handlers(h);
+    add_newops_handlers(h);
     std::sort(h.begin(), h.end(), [](const Handler& a, const Handler& b) {
       int c = std::strcmp(a.op_type, b.op_type);
       return c != 0 ? c < 0 : a.since < b.since;

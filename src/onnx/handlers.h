@@ -30,6 +30,7 @@ void add_constant_handlers(std::vector<Handler>& h);
 void add_layout_handlers(std::vector<Handler>& h);
 void add_rnn_handlers(std::vector<Handler>& h);
 void add_resize_handlers(std::vector<Handler>& h);
+void add_newops_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.
@@ -38,6 +39,9 @@ const Handler* find_handler(std::string_view op_type, std::int64_t opset, std::s
 // Shared by the family files.
 std::optional<Value> cast_to(NodeCtx& c, const Value& v, DType to);
 std::optional<Value> reshape_to(NodeCtx& c, const Value& v, Shape shape);
+// Signed indices along `axis` of x with negative ones counting from the end (lt, add,
+// where; I0012 over a symbolic dim unless the indices are known and non-negative).
+std::optional<Value> wrap_negative_indices(NodeCtx& c, const Value& x, const Value& idx, std::int64_t axis, const char* what);
 
 }  // namespace rung::onnx_import
 

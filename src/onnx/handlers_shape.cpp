@@ -200,33 +200,41 @@ bool concat(NodeCtx& c) {
   return out0(c, c.op("concat", xs, {{"axis", AttrValue(*ax)}}));
 }
 
+}  // namespace
+
+std::optional<Value> wrap_negative_indices(NodeCtx& c, const Value& x, const Value& idx, std::int64_t axis, const char* what) {
+  const Dim& d = x.type.shape[static_cast<std::size_t>(axis)];
+  if (!dtype_info(idx.type.dtype).is_signed) return idx;
+  // Negative indices count from the end: normalised with `where` (folded when known).
+  if (!d.is_static()) {
+    if (!idx.known) {
+      c.fail("I0012", std::string(what) + " with run-time indices over the symbolic dim " + d.name());
+      return std::nullopt;
+    }
+    auto vals = c.known_ints(idx, "the indices");
+    if (!vals) return std::nullopt;
+    if (std::any_of(vals->begin(), vals->end(), [](std::int64_t v) { return v < 0; })) {
+      c.fail("I0012", std::string("negative ") + what + " indices over the symbolic dim " + d.name());
+      return std::nullopt;
+    }
+    return idx;
+  }
+  double n = static_cast<double>(d.extent());
+  V neg = c.op("lt", {idx, c.scalar(idx.type.dtype, 0)});
+  V wrapped = c.op("add", {idx, c.scalar(idx.type.dtype, n)});
+  return neg && wrapped ? c.op("where", {*neg, *wrapped, idx}) : V{};
+}
+
+namespace {
+
 bool gather(NodeCtx& c) {
   if (!need(c, 2)) return false;
   const Value& x = c.in(0);
-  Value idx = c.in(1);
   if (x.rank() == 0) return c.fail("I0005", "Gather from a scalar");
   auto ax = c.axis(c.attr_int("axis", 0), x.rank(), "axis");
   if (!ax) return false;
-  const Dim& d = x.type.shape[static_cast<std::size_t>(*ax)];
-  bool is_signed = dtype_info(idx.type.dtype).is_signed;
-  if (is_signed) {
-    // Negative indices count from the end: normalised with `where` (folded when known).
-    if (!d.is_static()) {
-      if (!idx.known) return c.fail("I0012", "Gather with run-time indices over the symbolic dim " + d.name());
-      auto vals = c.known_ints(idx, "the indices");
-      if (!vals) return false;
-      if (std::any_of(vals->begin(), vals->end(), [](std::int64_t v) { return v < 0; }))
-        return c.fail("I0012", "negative Gather indices over the symbolic dim " + d.name());
-    } else {
-      double n = static_cast<double>(d.extent());
-      V neg = c.op("lt", {idx, c.scalar(idx.type.dtype, 0)});
-      V wrapped = c.op("add", {idx, c.scalar(idx.type.dtype, n)});
-      V fixed = neg && wrapped ? c.op("where", {*neg, *wrapped, idx}) : V{};
-      if (!fixed) return false;
-      idx = *fixed;
-    }
-  }
-  return out0(c, c.op("gather", {x, idx}, {{"axis", AttrValue(*ax)}}));
+  V idx = wrap_negative_indices(c, x, c.in(1), *ax, "Gather");
+  return idx && out0(c, c.op("gather", {x, *idx}, {{"axis", AttrValue(*ax)}}));
 }
 
 // ONNX's slice bounds made Python's (what rung's slice takes): clamped as ONNX clamps, with

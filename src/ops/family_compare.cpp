@@ -1,4 +1,4 @@
-// Comparisons, logical ops and select (ids 200-249). Comparisons follow IEEE (NaN compares
+// Comparisons, logical ops, bit shifts and select (ids 200-249). Comparisons follow IEEE (NaN compares
 // unequal to everything, -0 == +0) and return bool; logical ops take bool.
 #include "ops/elementwise_driver.h"
 #include "ops/numerics/elementwise.h"
@@ -32,6 +32,11 @@ void where_kernel(KernelContext& c) {
                         });
 }
 
+void bit_shift_kernel(KernelContext& c) {
+  if (c.attrs.string("direction") == "right") binary_kernel<num::ShiftRight>(c);
+  else binary_kernel<num::ShiftLeft>(c);
+}
+
 }  // namespace
 
 void register_family_compare(OpRegistry& r) {
@@ -46,6 +51,11 @@ void register_family_compare(OpRegistry& r) {
   r.add(compare("logical_xor", 212, kBool, "a xor b", binary_kernel<num::LogicalXor>));
   r.add(OpDef("logical_not", 213).doc("not x").type_var("T", kBool).input("x", "T").output("y", "bool")
             .shape(rule_same_as_first).kernel(unary_kernel<num::LogicalNot>));
+  r.add(OpDef("bit_shift", 214)
+            .doc("x << y or x >> y on unsigned integers, with broadcasting; a shift by the bit width or more gives 0")
+            .type_var("T", kUnsignedInt).input("x", "T").input("y", "T").output("z", "T")
+            .choice_attr("direction", {"left", "right"}, "left", "which way the bits move")
+            .shape(rule_broadcast).kernel(bit_shift_kernel));
   r.add(OpDef("where", 220)
             .doc("a where cond else b, with broadcasting (also called select)")
             .type_var("T", kPlain).input("cond", "bool").input("a", "T").input("b", "T").output("y", "T")

@@ -69,6 +69,10 @@ void register_family_elementwise(OpRegistry& r) {
   r.add(unary("rsqrt", 114, kFloat, "1 / sqrt(x): two correctly rounded operations", unary_kernel<num::Rsqrt>));
   r.add(unary("reciprocal", 115, kFloat, "1 / x", unary_kernel<num::Reciprocal>));
   r.add(unary("relu", 116, kFloat | kSignedInt, "x if x > 0 else +0; NaN stays NaN", unary_kernel<num::Relu>));
+  r.add(unary("floor", 140, kFloat, "largest integer <= x (exact; the sign of x kept: floor(-0) = -0)",
+               unary_kernel<num::Floor>));
+  r.add(unary("ceil", 141, kFloat, "smallest integer >= x (exact; ceil(-0.5) = -0)", unary_kernel<num::Ceil>));
+  r.add(unary("round", 142, kFloat, "nearest integer, halves to even (exact; round(-0.5) = -0)", unary_kernel<num::Round>));
 
   // rung's own transcendentals: bit-exact in debug, within their class elsewhere.
   r.add(unary("exp", 130, kFloat32Like, "e^x (rung's algorithm; docs/semantics.md)", unary_kernel<num::Exp>)
@@ -89,6 +93,12 @@ void register_family_elementwise(OpRegistry& r) {
             .tolerance_classes(TC::exact, TC::tight, TC::default_));
   r.add(unary("gelu", 138, kFloat32Like, "0.5 x (1 + erf(x/sqrt 2)), or the tanh approximation", gelu_kernel)
             .choice_attr("approximate", {"none", "tanh"}, "none", "\"tanh\": 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))")
+            .tolerance_classes(TC::exact, TC::tight, TC::default_));
+  r.add(unary("asin", 143, kFloat32Like, "arcsine; NaN outside [-1, 1] (rung's algorithm)", unary_kernel<num::Asin>)
+            .tolerance_classes(TC::exact, TC::tight, TC::default_));
+  r.add(unary("acos", 144, kFloat32Like, "arccosine; NaN outside [-1, 1] (rung's algorithm)", unary_kernel<num::Acos>)
+            .tolerance_classes(TC::exact, TC::tight, TC::default_));
+  r.add(unary("atan", 145, kFloat32Like, "arctangent (rung's algorithm)", unary_kernel<num::Atan>)
             .tolerance_classes(TC::exact, TC::tight, TC::default_));
   r.add(binary("pow", 139, kFloat32Like, "x^y with C99/IEEE special cases", binary_kernel<num::Pow>)
             .tolerance_classes(TC::exact, TC::tight, TC::default_));

@@ -152,6 +152,42 @@ struct LogSumExpF {
   }
 };
 
+// cumsum along one axis in a defined sequential order: y_0 = x_0, y_j = y_(j-1) + x_j
+// (reverse: from the last element); exclusive: y_0 = +0 and y_j the inclusive y_(j-1).
+// f16/bf16 accumulate in f32, each output rounded once; integers wrap.
+void cumsum_kernel(KernelContext& c) {
+  const HostTensor& x = c.inputs[0];
+  HostTensor& y = c.outputs[0];
+  std::string err;
+  std::size_t ax = *normalize_axis(c.attrs.integer("axis"), x.rank(), err);
+  bool exclusive = c.attrs.boolean("exclusive"), reverse = c.attrs.boolean("reverse");
+  std::uint64_t n = x.shape()[ax], inner = 1, outer = 1;
+  for (std::size_t d = ax + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  for (std::size_t d = 0; d < ax; ++d) outer *= x.shape()[d];
+  visit_compute_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      for (std::uint64_t o = 0; o < outer; ++o)
+        for (std::uint64_t q = 0; q < inner; ++q) {
+          T acc{};
+          for (std::uint64_t s = 0; s < n; ++s) {
+            std::uint64_t j = reverse ? n - 1 - s : s, at = (o * n + j) * inner + q;
+            T v = load_as<T>(x, at);
+            if (exclusive) {
+              store_as<T>(y, at, acc);
+              acc = s == 0 ? v : num::Add{}(acc, v);
+            } else {
+              acc = s == 0 ? v : num::Add{}(acc, v);
+              store_as<T>(y, at, acc);
+            }
+          }
+        }
+    } else {
+      RUNG_UNREACHABLE("cumsum admits no bool");
+    }
+  });
+}
+
 // Reductions without an identity refuse empty axes when the shape says so statically.
 ShapeRule nonempty(ShapeRule inner) {
   return [inner](const ShapeArgs& a) {
@@ -167,6 +203,14 @@ ShapeRule nonempty(ShapeRule inner) {
                                  " is empty: this reduction has no identity value");
     return r;
   };
+}
+
+ShapeResult rule_cumsum(const ShapeArgs& a) {
+  std::string err;
+  const Shape& in = a.inputs[0].shape;
+  if (in.empty()) return ShapeResult::fail("cumsum needs an operand of rank >= 1, not a scalar");
+  if (!normalize_axis(a.attrs.integer("axis"), in.size(), err)) return ShapeResult::fail(err);
+  return ShapeResult::ok({in});
 }
 
 OpDef over_axes(std::string name, std::uint16_t id, DTypeSet types, std::string doc, ReferenceKernel k) {
@@ -201,6 +245,14 @@ void register_family_reduce(OpRegistry& r) {
   r.add(over_axis("argmin", 306, "index of the first minimum (a NaN counts as the minimum)", reduce_kernel<ArgF<false>>));
   r.add(over_axes("variance", 307, kFloat, "sum((x - mean)^2) / (n - correction), two passes", reduce_kernel<VarianceF>)
             .attr("correction", std::int64_t{0}, "subtracted from n in the divisor (1 for the unbiased estimate)"));
+  r.add(OpDef("cumsum", 309)
+            .doc("running sum along axis in sequential order (x_0, x_0 + x_1, ...); exclusive starts from +0, reverse from the end")
+            .type_var("T", kNumeric).input("x", "T").output("y", "T")
+            .attr("axis", std::int64_t{0}, "the axis summed along (negative counts from the end)")
+            .attr("exclusive", false, "y_j sums the elements before j (y_0 = +0)")
+            .attr("reverse", false, "sum from the last element towards the first")
+            .shape(rule_cumsum).kernel(cumsum_kernel)
+            .tolerance_classes(TC::exact, TC::exact, TC::tight));
   r.add(over_axes("logsumexp", 308, kFloat32Like, "max + log(sum(exp(x - max)))", reduce_kernel<LogSumExpF>));
 }
 

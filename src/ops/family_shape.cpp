@@ -42,6 +42,12 @@ void register_family_shape(OpRegistry& r) {
             .type_var("T", kPlain).type_var("I", kInt).input("x", "T").input("indices", "I").output("y", "T")
             .attr("axis", std::int64_t{0}, "the axis indexed")
             .shape(rule_gather).kernel(gather_kernel));
+  r.add(OpDef("gather_elements", 511)
+            .doc("y[c] = x[c with c_axis = indices[c]]: y has the indices' shape (x's rank; at most x's extents off the axis); "
+                 "indices checked")
+            .type_var("T", kPlain).type_var("I", kInt).input("x", "T").input("indices", "I").output("y", "T")
+            .attr("axis", std::int64_t{0}, "the axis indexed")
+            .shape(rule_gather_elements).kernel(gather_elements_kernel));
   r.add(OpDef("scatter_add", 506)
             .doc("y = x; y[.., indices[j], ..] += updates[.., j, ..]; per target a canonical sum in update order")
             .type_var("T", kNumeric).type_var("I", kInt)

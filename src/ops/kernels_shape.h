@@ -24,11 +24,13 @@ void resize_kernel(KernelContext& c);
 
 ShapeResult rule_gather(const ShapeArgs& a);
 ShapeResult rule_scatter_add(const ShapeArgs& a);
+ShapeResult rule_gather_elements(const ShapeArgs& a);
 ShapeResult rule_one_hot(const ShapeArgs& a);
 ShapeResult rule_iota(const ShapeArgs& a);
 ShapeResult rule_arange(const ShapeArgs& a);
 void gather_kernel(KernelContext& c);
 void scatter_add_kernel(KernelContext& c);
+void gather_elements_kernel(KernelContext& c);
 void one_hot_kernel(KernelContext& c);
 void iota_kernel(KernelContext& c);
 void arange_kernel(KernelContext& c);

@@ -1,4 +1,4 @@
-// Indexing and generation: gather, scatter_add (deterministic: a canonical sum per target),
+// Indexing and generation: gather, gather_elements, scatter_add (deterministic: a canonical sum per target),
 // one_hot, iota, arange. Indices are checked against their bound before anything is
 // written; an index out of range is a kernel failure (N0012), never a wild access.
 #include <cmath>
@@ -59,6 +59,42 @@ void gather_kernel(KernelContext& c) {
   std::string err;
   std::size_t ax = *normalize_axis(c.attrs.integer("axis"), c.inputs[0].rank(), err);
   gather_rows(c.inputs[0], c.inputs[1], ax, c.outputs[0], c);
+}
+
+// gather_elements: indices of x's rank; along `axis` any extent, elsewhere at most x's.
+ShapeResult rule_gather_elements(const ShapeArgs& a) {
+  const Shape& x = a.inputs[0].shape;
+  const Shape& idx = a.inputs[1].shape;
+  std::string err;
+  if (x.empty()) return ShapeResult::fail("gather_elements needs an operand of rank >= 1, not a scalar");
+  auto ax = normalize_axis(a.attrs.integer("axis"), x.size(), err);
+  if (!ax) return ShapeResult::fail(err);
+  if (idx.size() != x.size())
+    return ShapeResult::fail("gather_elements: indices have rank " + std::to_string(idx.size()) + ", x has rank " +
+                             std::to_string(x.size()) + " (they must be equal)");
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    if (d == *ax) continue;
+    bool fits = idx[d] == x[d] || (idx[d].is_static() && x[d].is_static() && idx[d].extent() <= x[d].extent());
+    if (!fits)
+      return ShapeResult::fail("gather_elements: indices dim " + std::to_string(d) + " is " + idx[d].to_string() +
+                               ", more than x's " + x[d].to_string() + " (or not provably at most)");
+  }
+  return ShapeResult::ok({idx});
+}
+
+// y[c] = x[c with c_axis replaced by indices[c]], c over the indices' shape.
+void gather_elements_kernel(KernelContext& c) {
+  const HostTensor& x = c.inputs[0];
+  const HostTensor& idx = c.inputs[1];
+  std::string err;
+  std::size_t ax = *normalize_axis(c.attrs.integer("axis"), x.rank(), err);
+  if (!check_indices(idx, x.shape()[ax], ax, c)) return;
+  std::vector<std::uint64_t> xs = row_major_strides(x.shape());
+  for_each_index(idx.shape(), [&](std::uint64_t i, const std::vector<std::uint64_t>& at) {
+    std::uint64_t off = 0;
+    for (std::size_t d = 0; d < at.size(); ++d) off += (d == ax ? *load_index(idx, i) : at[d]) * xs[d];
+    copy_elems(x, off, c.outputs[0], i);
+  });
 }
 
 ShapeResult rule_scatter_add(const ShapeArgs& a) {

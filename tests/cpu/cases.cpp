@@ -221,6 +221,23 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     // Wide ranges: exp's overflow (x > 88.7), gradual underflow to subnormals and zero.
     for (DType t : kF32Like)
       out.push_back({std::string(dtype_name(t)) + " wide", {rand_t(rng, t, {20011}, true, 120.0)}, {}});
+  } else if (op == "floor" || op == "ceil" || op == "round") {
+    unary_cases(out, rng, floats);
+    for (DType t : {DType::f32, DType::f64})  // halves and values past 2^23 / 2^52
+      out.push_back({std::string(dtype_name(t)) + " wide", {rand_t(rng, t, {20011}, true, 1e17)}, {}});
+  } else if (op == "asin" || op == "acos" || op == "atan") {
+    unary_cases(out, rng, f32like);
+    for (DType t : kF32Like) out.push_back({std::string(dtype_name(t)) + " in [-1, 1]", {rand_t(rng, t, {20011}, true, 1.0)}, {}});
+  } else if (op == "bit_shift") {
+    for (const char* dir : {"left", "right"}) {
+      std::vector<Case> c;
+      binary_cases(c, rng, {DType::u8, DType::u16, DType::u32, DType::u64});
+      for (auto& k : c) {
+        k.label += std::string(" ") + dir;
+        k.attrs = {{"direction", AttrValue(std::string(dir))}};
+        out.push_back(std::move(k));
+      }
+    }
   } else if (op == "gelu") {
     unary_cases(out, rng, f32like);
     unary_cases(out, rng, {DType::f32}, {{"approximate", AttrValue(std::string("tanh"))}});
@@ -301,6 +318,25 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     out.push_back({"ax1", {rand_t(rng, DType::f16, {3, 6, 2}), idx_t(rng, DType::i32, {2, 3}, 6)}, {{"axis", AttrValue(std::int64_t{1})}}});
     HostTensor bad = idx_t(rng, DType::i64, {3}, 6);
     bad.store_int(2, 9);
+    out.push_back({"bad", {rand_t(rng, DType::f32, {6, 5}), bad}, {}});
+  } else if (op == "cumsum") {
+    int k = 0;
+    for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::u8, DType::i64})
+      for (const auto& s : std::vector<Extents>{{7}, {3, 33}, {2, 0, 3}, {40, 5, 6}, {1000}}) {
+        std::int64_t axis = static_cast<std::int64_t>(k % s.size()) - (k % 3 == 0 ? static_cast<std::int64_t>(s.size()) : 0);
+        out.push_back({std::string(dtype_name(t)) + ops::extents_to_string(s), {rand_t(rng, t, s)},
+                       {{"axis", AttrValue(axis)}, {"exclusive", AttrValue(k % 2 == 1)}, {"reverse", AttrValue(k % 4 >= 2)}}});
+        ++k;
+      }
+  } else if (op == "gather_elements") {
+    out.push_back({"ax0", {rand_t(rng, DType::f32, {6, 5}), idx_t(rng, DType::i64, {9, 4}, 6)}, {}});
+    out.push_back({"ax-1 i32", {rand_t(rng, DType::f16, {3, 6, 2}), idx_t(rng, DType::i32, {2, 6, 5}, 2)},
+                   {{"axis", AttrValue(std::int64_t{-1})}}});
+    out.push_back({"big", {rand_t(rng, DType::i64, {70, 300}), idx_t(rng, DType::u16, {70, 500}, 300)},
+                   {{"axis", AttrValue(std::int64_t{1})}}});
+    out.push_back({"empty", {rand_t(rng, DType::f32, {4, 3}), idx_t(rng, DType::i64, {0, 3}, 4)}, {}});
+    HostTensor bad = idx_t(rng, DType::i64, {3, 5}, 6);
+    bad.store_int(7, static_cast<std::uint64_t>(-1));
     out.push_back({"bad", {rand_t(rng, DType::f32, {6, 5}), bad}, {}});
   } else if (op == "scatter_add") {
     out.push_back({"f32", {rand_t(rng, DType::f32, {6, 5}), idx_t(rng, DType::i64, {9}, 6), rand_t(rng, DType::f32, {9, 5})}, {}});

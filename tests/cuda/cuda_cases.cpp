@@ -61,6 +61,25 @@ std::vector<Case> all_cases() {
       for (std::uint64_t i = 0; i < x.numel(); i += 13) x.store_f32(i, x.load_f32(i) * 3000.0f);  // big arguments too
       cs.push_back({op, {x}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
     }
+  for (const char* op : {"floor", "ceil", "round"})
+    for (DType dt : kFloats) {
+      ops::HostTensor x = R(dt, {37, 129});
+      for (std::uint64_t i = 0; i < x.numel(); i += 7) x.store_f64(i, x.load_f64(i) * 1e15);  // past 2^23 and 2^52 too
+      cs.push_back({op, {x}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
+    }
+  for (const char* op : {"asin", "acos", "atan"})
+    for (DType dt : {DType::f32, DType::f16, DType::bf16}) {
+      ops::HostTensor x = R(dt, {41, 257});
+      for (std::uint64_t i = 0; i < x.numel(); i += 3) x.store_f32(i, x.load_f32(i) * 0.25f);  // inside [-1, 1] too
+      cs.push_back({op, {x}, {}, std::string(op) + " " + std::string(dtype_name(dt))});
+    }
+  for (const char* dir : {"left", "right"})
+    for (DType dt : {DType::u8, DType::u16, DType::u32, DType::u64}) {
+      ops::HostTensor y = R(dt, {129});
+      for (std::uint64_t i = 0; i < y.numel(); ++i) y.store_int(i, y.load_u64(i) % 70);  // below and past the width
+      cs.push_back({"bit_shift", {R(dt, {37, 129}), y}, attrs({{"direction", std::string(dir)}}),
+                    std::string("bit_shift ") + dir + " " + std::string(dtype_name(dt)) + " row bcast"});
+    }
   cs.push_back({"gelu", {R(DType::f32, {33, 300})}, {}, "gelu erf"});
   cs.push_back({"gelu", {R(DType::f32, {33, 300})}, attrs({{"approximate", std::string("tanh")}}), "gelu tanh"});
   for (DType dt : {DType::i32, DType::i8, DType::i64})
@@ -209,6 +228,19 @@ std::vector<Case> all_cases() {
     bad.store_int(4, 12);
     cs.push_back({"gather", {R(DType::f32, {10, 7}), bad}, {}, "gather out of range (refused)"});
   }
+  cs.push_back({"gather_elements", {R(DType::f32, {10, 7}), idx(DType::i32, {13, 5}, 10)}, {}, "gather_elements axis 0"});
+  cs.push_back({"gather_elements", {R(DType::bf16, {4, 10, 3}), idx(DType::i64, {2, 17, 3}, 10)}, attrs({{"axis", std::int64_t{-2}}}),
+                "gather_elements axis -2"});
+  {
+    ops::HostTensor bad = idx(DType::i64, {6, 7}, 10);
+    bad.store_int(4, 12);
+    cs.push_back({"gather_elements", {R(DType::f32, {10, 7}), bad}, {}, "gather_elements out of range (refused)"});
+  }
+  for (DType dt : {DType::f32, DType::f16, DType::f64, DType::i32, DType::u8})
+    for (int k = 0; k < 4; ++k)
+      cs.push_back({"cumsum", {R(dt, {9, 130, 5})},
+                    attrs({{"axis", std::int64_t{k - 1}}, {"exclusive", k % 2 == 1}, {"reverse", k >= 2}}),
+                    "cumsum " + std::string(dtype_name(dt)) + " variant " + std::to_string(k)});
   cs.push_back({"embedding", {R(DType::f32, {50, 16}), idx(DType::i64, {3, 4}, 50)}, {}, "embedding"});
   for (DType dt : {DType::f32, DType::bf16, DType::i32})
     cs.push_back({"one_hot", {idx(DType::i64, {20}, 10)}, attrs({{"depth", std::int64_t{10}}, {"dtype", dt}}), "one_hot"});

@@ -86,6 +86,61 @@ TEST(Elementwise, TranscendentalSpecialValues) {
   EXPECT_EQ(eval_codes("gelu", {f32({1}, {0})}, {{"approximate", "fast"}}), (std::vector<std::string>{"N0011"}));
 }
 
+TEST(Elementwise, FloorCeilRoundExactWithTheSignOfX) {
+  const std::vector<float> x = {-0.0f, 0.0f, -0.5f, 0.5f, 1.5f, 2.5f, -2.5f, -0.7f, 0.7f, kDen, -kDen,
+                                0x1.fffffep22f, 0x1p23f + 1.0f, kInf, -kInf, kNan, 0x1.000002p0f, -3.0f};
+  expect_bits(un("floor", x), {-0.0f, 0.0f, -1.0f, 0.0f, 1.0f, 2.0f, -3.0f, -1.0f, 0.0f, 0.0f, -1.0f, 0x1.fffffcp22f,
+                               0x1p23f + 1.0f, kInf, -kInf, kNan, 1.0f, -3.0f});
+  expect_bits(un("ceil", x), {-0.0f, 0.0f, -0.0f, 1.0f, 2.0f, 3.0f, -2.0f, -0.0f, 1.0f, 1.0f, -0.0f, 0x1p23f,
+                              0x1p23f + 1.0f, kInf, -kInf, kNan, 2.0f, -3.0f});
+  // Halves go to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2; 0x1.fffffep22 is 8388607.5 -> 8388608.
+  expect_bits(un("round", x), {-0.0f, 0.0f, -0.0f, 0.0f, 2.0f, 2.0f, -2.0f, -1.0f, 1.0f, 0.0f, -0.0f, 0x1p23f,
+                               0x1p23f + 1.0f, kInf, -kInf, kNan, 1.0f, -3.0f});
+  // f64: halves and values near 2^52, where a double has no fraction bits left.
+  HostTensor d = eval1("round", {f64({4}, {0x1p52 - 0.5, -0x1p51 - 0.5, 0x1p53, -0.5})});
+  EXPECT_EQ(d.load_f64(0), 0x1p52);
+  EXPECT_EQ(d.load_f64(1), -0x1p51);
+  EXPECT_EQ(d.load_f64(2), 0x1p53);
+  EXPECT_TRUE(std::signbit(d.load_f64(3)) && d.load_f64(3) == 0.0);
+  HostTensor f = eval1("floor", {f64({2}, {-0x1p52 + 0.5, 0x1p-1074})});
+  EXPECT_EQ(f.load_f64(0), -0x1p52 + 0.0);
+  EXPECT_EQ(f.load_f64(1), 0.0);
+  EXPECT_EQ(eval_codes("floor", {i64({1}, {3}, DType::i32)}), (std::vector<std::string>{"N0011"}));  // floats only
+}
+
+TEST(Elementwise, InverseTrigSpecialValues) {
+  const float pio2 = 0x1.921fb6p+0f, pi = 0x1.921fb6p+1f;  // pi/2 and pi rounded to f32
+  expect_bits(un("atan", {-0.0f, 0.0f, kInf, -kInf, kNan, kDen, 1.0f, -1.0f}),
+              {-0.0f, 0.0f, pio2, -pio2, kNan, kDen, 0x1.921fb6p-1f, -0x1.921fb6p-1f});
+  expect_bits(un("asin", {-0.0f, 1.0f, -1.0f, 1.0000001f, -kInf, kNan, kDen}), {-0.0f, pio2, -pio2, kNan, kNan, kNan, kDen});
+  expect_bits(un("acos", {1.0f, -1.0f, 0.0f, -0.0f, 2.0f, kNan}), {0.0f, pi, pio2, pio2, kNan, kNan});
+  // Correctly rounded values (MPFR): asin(0.5) = pi/6, acos(0.5) = pi/3, atan(1e10) ~ pi/2 - 1e-10.
+  expect_bits(un("asin", {0.5f}), {0x1.0c1524p-1f});
+  expect_bits(un("acos", {0.5f, -0.5f}), {0x1.0c1524p+0f, 0x1.0c1524p+1f});
+  expect_bits(un("atan", {1e10f, 0.25f}), {pio2, 0x1.f5b760p-3f});
+}
+
+TEST(Elementwise, BitShiftDropsBitsAndGivesZeroFromTheWidthOn) {
+  auto shift = [](std::vector<std::uint64_t> x, std::vector<std::uint64_t> y, DType dt, const char* dir) {
+    HostTensor a(dt, {x.size()}), b(dt, {y.size()});
+    for (std::size_t i = 0; i < x.size(); ++i) a.store_int(i, x[i]);
+    for (std::size_t i = 0; i < y.size(); ++i) b.store_int(i, y[i]);
+    HostTensor z = eval1("bit_shift", {a, b}, {{"direction", std::string(dir)}});
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t i = 0; i < z.numel(); ++i) out.push_back(z.load_u64(i));
+    return out;
+  };
+  using V = std::vector<std::uint64_t>;
+  EXPECT_EQ(shift({0x81, 1, 0xff, 7}, {1, 7, 8, 200}, DType::u8, "left"), (V{0x02, 0x80, 0, 0}));
+  EXPECT_EQ(shift({0x81, 0x80, 0xff, 7}, {1, 7, 8, 0}, DType::u8, "right"), (V{0x40, 1, 0, 7}));
+  EXPECT_EQ(shift({1, 0xffffffffu}, {31, 32}, DType::u32, "left"), (V{0x80000000u, 0}));
+  EXPECT_EQ(shift({0x8000000000000000ull, 5}, {63, 64}, DType::u64, "right"), (V{1, 0}));
+  EXPECT_EQ(shift({0xabcd}, {4}, DType::u16, "left"), (V{0xbcd0}));
+  EXPECT_EQ(eval_codes("bit_shift", {i64({1}, {1}, DType::i32), i64({1}, {1}, DType::i32)}), (std::vector<std::string>{"N0011"}));  // unsigned only
+  EXPECT_EQ(eval_codes("bit_shift", {HostTensor(DType::u8, {1}), HostTensor(DType::u8, {1})}, {{"direction", std::string("up")}}),
+            (std::vector<std::string>{"N0011"}));
+}
+
 TEST(Elementwise, TranscendentalValuesAgainstKnownDigits) {
   // Correctly rounded f32 values of the exact results (checked with MPFR).
   expect_bits(un("sin", {1.0f, 1e10f, 3.14159274f}), {0x1.aed548p-1f, -0x1.f334c8p-2f, -0x1.777a5cp-24f});

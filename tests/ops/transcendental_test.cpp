@@ -92,6 +92,27 @@ TEST(Transcendental, Cos) {
          }), kBound);
 }
 
+TEST(Transcendental, Atan) {
+  report("atan", measure(sweep_inputs(-4.0f, 4.0f), num::atan_f32, [](Mp& e, float x) {
+           mpfr_set_flt(e.get(), x, MPFR_RNDN);
+           mpfr_atan(e.get(), e.get(), MPFR_RNDN);
+         }), kBound);
+}
+
+TEST(Transcendental, Asin) {
+  report("asin", measure(sweep_inputs(-1.0f, 1.0f), num::asin_f32, [](Mp& e, float x) {
+           mpfr_set_flt(e.get(), x, MPFR_RNDN);
+           mpfr_asin(e.get(), e.get(), MPFR_RNDN);
+         }), kBound);
+}
+
+TEST(Transcendental, Acos) {
+  report("acos", measure(sweep_inputs(-1.0f, 1.0f), num::acos_f32, [](Mp& e, float x) {
+           mpfr_set_flt(e.get(), x, MPFR_RNDN);
+           mpfr_acos(e.get(), e.get(), MPFR_RNDN);
+         }), kBound);
+}
+
 TEST(Transcendental, Tanh) {
   report("tanh", measure(sweep_inputs(-10.0f, 10.0f), num::tanh_f32, [](Mp& e, float x) {
            mpfr_set_flt(e.get(), x, MPFR_RNDN);

@@ -1,9 +1,9 @@
 // Elementwise arithmetic, transcendentals, comparisons, logical ops, where and cast.
-// SIMD (Highway): + - * / maximum minimum and neg abs square sqrt rsqrt reciprocal relu on
-// f32/f64 (f16/bf16 rows are widened to f32, computed, and rounded once, as the reference
-// does). Scalar over threads: integer dtypes, rung's transcendentals (the exact scalar
+// SIMD (Highway): + - * / maximum minimum and neg abs square sqrt rsqrt reciprocal relu
+// floor ceil round on f32/f64 (f16/bf16 rows are widened to f32, computed, and rounded
+// once, as the reference does). Scalar over threads: integer dtypes, rung's transcendentals (the exact scalar
 // formulas of src/ops/numerics, called per element; exp alone is vectorised, repeating
-// num::exp_f32's binary64 sequence lane for lane), comparisons, where and cast.
+// num::exp_f32's binary64 sequence lane for lane), comparisons, bit shifts, where and cast.
 #include <cstring>
 
 #include "backends/cpu/cpu_kernel.h"
@@ -39,6 +39,9 @@ RUNG_SIMD_UN(Sqrt, sqrt)
 RUNG_SIMD_UN(Rsqrt, rsqrt)
 RUNG_SIMD_UN(Reciprocal, reciprocal)
 RUNG_SIMD_UN(Relu, relu)
+RUNG_SIMD_UN(Floor, floor)
+RUNG_SIMD_UN(Ceil, ceil)
+RUNG_SIMD_UN(Round, round)
 #undef RUNG_SIMD_UN
 
 // y = F(a, b) with broadcasting; Out is F's result type (T, or bool for comparisons).
@@ -114,6 +117,11 @@ template <typename F> void unary_kernel(CpuContext& c) {
 void gelu_kernel(CpuContext& c) {
   if (c.k.attrs.string("approximate") == "tanh") unary_kernel<num::GeluTanh>(c);
   else unary_kernel<num::GeluErf>(c);
+}
+
+void bit_shift_kernel(CpuContext& c) {
+  if (c.k.attrs.string("direction") == "right") binary_kernel<num::ShiftRight>(c);
+  else binary_kernel<num::ShiftLeft>(c);
 }
 
 void clamp_kernel(CpuContext& c) {
@@ -206,6 +214,13 @@ void register_elementwise_kernels(ops::OpRegistry& r) {
   add_kernel(r, "rsqrt", unary_kernel<num::Rsqrt>, S, W);
   add_kernel(r, "reciprocal", unary_kernel<num::Reciprocal>, S, W);
   add_kernel(r, "relu", unary_kernel<num::Relu>, S, W);
+  add_kernel(r, "floor", unary_kernel<num::Floor>, S, W);
+  add_kernel(r, "ceil", unary_kernel<num::Ceil>, S, W);
+  add_kernel(r, "round", unary_kernel<num::Round>, S, W);
+  add_kernel(r, "asin", unary_kernel<num::Asin>, C, W);
+  add_kernel(r, "acos", unary_kernel<num::Acos>, C, W);
+  add_kernel(r, "atan", unary_kernel<num::Atan>, C, W);
+  add_kernel(r, "bit_shift", bit_shift_kernel, C, W);
   add_kernel(r, "clamp", clamp_kernel, C, W);
   add_kernel(r, "exp", unary_kernel<num::Exp>, S, W);
   add_kernel(r, "log", unary_kernel<num::Log>, C, W);

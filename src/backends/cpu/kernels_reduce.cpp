@@ -5,12 +5,14 @@
 // the SIMD chunk routine (tree.h), products and integers with rung's scalar tree. Outputs are
 // spread over threads. A leading-axis f32 sum/max/min (bias gradients) keeps the kept axis
 // innermost and vectorises across outputs (simd::column_chunk_f32), same tree per output.
+// cumsum runs each line sequentially, as the reference defines it.
 #include <algorithm>
 
 #include "backends/cpu/cpu_kernel.h"
 #include "backends/cpu/rows.h"
 #include "backends/cpu/tree.h"
 #include "ops/elementwise_driver.h"
+#include "ops/numerics/elementwise.h"
 #include "ops/reduce_layout.h"
 #include "ops/shape_rules.h"
 #include "ops/tensor_walk.h"
@@ -233,6 +235,38 @@ template <bool kLog> void softmax_kernel(CpuContext& c) {
   });
 }
 
+// cumsum: the reference's sequential order per line (ops/family_reduce.cpp), lines over
+// threads.
+void cumsum_kernel(CpuContext& c) {
+  const HostTensor& x = c.k.inputs[0];
+  HostTensor& y = c.k.outputs[0];
+  std::string err;
+  std::size_t ax = *ops::normalize_axis(c.k.attrs.integer("axis"), x.rank(), err);
+  bool exclusive = c.k.attrs.boolean("exclusive"), reverse = c.k.attrs.boolean("reverse");
+  std::uint64_t n = x.shape()[ax], inner = ops::extent_product(x.shape(), ax + 1, x.rank());
+  std::uint64_t lines = ops::extent_product(x.shape(), 0, ax) * inner;
+  ops::visit_compute_type(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      c.pool.parallel_for(lines, row_grain(n, kElemGrain), [&](std::uint64_t l0, std::uint64_t l1) {
+        for (std::uint64_t l = l0; l < l1; ++l) {
+          std::uint64_t o = l / inner, q = l % inner;
+          T acc{};
+          for (std::uint64_t s = 0; s < n; ++s) {
+            std::uint64_t at = (o * n + (reverse ? n - 1 - s : s)) * inner + q;
+            T v = ops::load_as<T>(x, at);
+            if (exclusive) ops::store_as<T>(y, at, acc);
+            acc = s == 0 ? v : num::Add{}(acc, v);
+            if (!exclusive) ops::store_as<T>(y, at, acc);
+          }
+        }
+      });
+    } else {
+      RUNG_UNREACHABLE("cumsum admits no bool");
+    }
+  });
+}
+
 }  // namespace
 
 void register_reduce_kernels(ops::OpRegistry& r) {
@@ -245,6 +279,7 @@ void register_reduce_kernels(ops::OpRegistry& r) {
   add_kernel(r, "argmin", reduce_kernel<Kind::argmin>, Impl::scalar);
   add_kernel(r, "variance", reduce_kernel<Kind::variance>, Impl::simd);
   add_kernel(r, "logsumexp", reduce_kernel<Kind::logsumexp>, Impl::simd);
+  add_kernel(r, "cumsum", cumsum_kernel, Impl::scalar);
   add_kernel(r, "softmax", softmax_kernel<false>, Impl::simd);
   add_kernel(r, "log_softmax", softmax_kernel<true>, Impl::simd);
 }

@@ -176,6 +176,30 @@ void gather_kernel(CpuContext& c) {
   gather_rows_cpu(c, c.k.inputs[0], c.k.inputs[1], ax, c.k.outputs[0]);
 }
 
+// y[c] = x[c with c_axis = indices[c]]: each output element found from its own coordinate,
+// over threads.
+void gather_elements_kernel(CpuContext& c) {
+  const HostTensor &x = c.k.inputs[0], &idx = c.k.inputs[1];
+  HostTensor& y = c.k.outputs[0];
+  std::string err;
+  std::size_t ax = *ops::normalize_axis(c.k.attrs.integer("axis"), x.rank(), err);
+  if (!check_indices(idx, x.shape()[ax], ax, c.k)) return;
+  const ops::Extents& is = idx.shape();
+  std::vector<std::uint64_t> xs = ops::row_major_strides(x.shape());
+  std::size_t w = ops::elem_size(x.dtype());
+  c.pool.parallel_for(idx.numel(), kElemGrain, [&](std::uint64_t i0, std::uint64_t i1) {
+    for (std::uint64_t i = i0; i < i1; ++i) {
+      std::uint64_t rest = i, off = 0;
+      for (std::size_t d = is.size(); d-- > 0;) {
+        std::uint64_t cd = rest % is[d];
+        rest /= is[d];
+        off += (d == ax ? *ops::load_index(idx, i) : cd) * xs[d];
+      }
+      std::memcpy(y.bytes().data() + i * w, x.bytes().data() + off * w, w);
+    }
+  });
+}
+
 // out[p] = x[p] + canonical_sum(updates landing on p, in update order); targets are
 // independent, so they are spread over threads after a stable counting sort.
 void scatter_add_kernel(CpuContext& c) {
@@ -297,6 +321,7 @@ void register_shape_kernels(ops::OpRegistry& r) {
   add_kernel(r, "slice", slice_kernel, S);
   add_kernel(r, "concat", concat_kernel, S);
   add_kernel(r, "gather", gather_kernel, S);
+  add_kernel(r, "gather_elements", gather_elements_kernel, S);
   add_kernel(r, "scatter_add", scatter_add_kernel, S);
   add_kernel(r, "pad", pad_kernel, S);
   add_kernel(r, "iota", iota_kernel, S);

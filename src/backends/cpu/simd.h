@@ -12,7 +12,7 @@
 namespace rung::cpu::simd {
 
 enum class BinOp : std::uint8_t { add, sub, mul, div, maximum, minimum };
-enum class UnOp : std::uint8_t { neg, abs, square, sqrt, rsqrt, reciprocal, relu };
+enum class UnOp : std::uint8_t { neg, abs, square, sqrt, rsqrt, reciprocal, relu, floor, ceil, round };
 
 // y[i] = a[a_scalar ? 0 : i] op b[b_scalar ? 0 : i], i < n.
 void binary_f32(BinOp op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* y, std::size_t n);

@@ -91,6 +91,11 @@ template <class D, class V> HWY_INLINE V Un(D d, UnOp op, V x) {
     case UnOp::rsqrt: return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
     case UnOp::reciprocal: return hn::Div(hn::Set(d, T(1)), x);
     case UnOp::relu: return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), x));
+    // The result's sign is x's (num::integral_f64); targets that emulate rounding through
+    // integer conversion would turn ceil(-0.5) into +0 without the CopySign.
+    case UnOp::floor: return hn::CopySign(hn::Floor(x), x);
+    case UnOp::ceil: return hn::CopySign(hn::Ceil(x), x);
+    case UnOp::round: return hn::CopySign(hn::Round(x), x);
   }
   return x;
 }
@@ -104,6 +109,9 @@ template <typename T> T UnScalar(UnOp op, T x) {
     case UnOp::rsqrt: return num::Rsqrt{}(x);
     case UnOp::reciprocal: return num::Reciprocal{}(x);
     case UnOp::relu: return num::Relu{}(x);
+    case UnOp::floor: return num::Floor{}(x);
+    case UnOp::ceil: return num::Ceil{}(x);
+    case UnOp::round: return num::Round{}(x);
   }
   return x;
 }

@@ -89,6 +89,10 @@ bool gelu(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   return unary(op)(c, in, a, out, d);
 }
 
+bool bit_shift(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  return binary(a.string("direction") == "right" ? Ew::shift_right : Ew::shift_left)(c, in, a, out, d);
+}
+
 bool clamp(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
   return c.check(launch_clamp(in[0].data(), dt(in[0].dtype), out[0].data(), in[0].numel(), a.real("min"), a.real("max"), c.stream()),
                  "clamp kernel", d);
@@ -436,6 +440,31 @@ bool gather(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d)
   return gather_along(c, in[0], in[1], axis, out[0], "gather", d);
 }
 
+bool gather_elements(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  const DevTensor &x = in[0], &idx = in[1];
+  if (!rank_ok(c, x.shape, d)) return false;
+  std::string err;
+  std::size_t axis = *ops::normalize_axis(a.integer("axis"), x.shape.size(), err);
+  if (!check_indices(c, idx, x.shape[axis], "gather_elements", d)) return false;
+  auto xs = row_major_strides(x.shape);
+  return c.check(launch_gather_elements(x.data(), static_cast<int>(dtype_info(x.dtype).block_bytes), xs.data(), idx.data(),
+                                        dt(idx.dtype), out[0].data(), dims_of(idx.shape), static_cast<int>(axis), c.stream()),
+                 "gather_elements kernel", d) &&
+         canonicalize(c, out[0], out[0], d);
+}
+
+bool cumsum(Context& c, In in, const ops::Attrs& a, Out& out, DiagnosticSink& d) {
+  const DevTensor& x = in[0];
+  std::string err;
+  std::size_t axis = *ops::normalize_axis(a.integer("axis"), x.shape.size(), err);
+  std::uint64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (std::size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  return c.check(launch_cumsum(x.data(), out[0].data(), dt(x.dtype), outer, x.shape[axis], inner, a.boolean("exclusive"),
+                               a.boolean("reverse"), c.stream()),
+                 "cumsum kernel", d);
+}
+
 bool embedding(Context& c, In in, const ops::Attrs&, Out& out, DiagnosticSink& d) {
   return gather_along(c, in[0], in[1], 0, out[0], "embedding", d);
 }
@@ -691,17 +720,19 @@ const std::map<std::string, DevKernel, std::less<>>& table() {
       {"rsqrt", unary(Ew::rsqrt)}, {"reciprocal", unary(Ew::reciprocal)}, {"relu", unary(Ew::relu)},
       {"exp", unary(Ew::exp)}, {"log", unary(Ew::log)}, {"sin", unary(Ew::sin)}, {"cos", unary(Ew::cos)},
       {"tanh", unary(Ew::tanh)}, {"sigmoid", unary(Ew::sigmoid)}, {"silu", unary(Ew::silu)}, {"erf", unary(Ew::erf)},
+      {"floor", unary(Ew::floor)}, {"ceil", unary(Ew::ceil)}, {"round", unary(Ew::round)},
+      {"asin", unary(Ew::asin)}, {"acos", unary(Ew::acos)}, {"atan", unary(Ew::atan)}, {"bit_shift", bit_shift},
       {"gelu", gelu}, {"clamp", clamp}, {"where", where}, {"cast", cast},
       {"sum", reduce(Red::sum)}, {"mean", reduce(Red::mean)}, {"prod", reduce(Red::prod)}, {"max", reduce(Red::max)},
       {"min", reduce(Red::min)}, {"argmax", reduce(Red::argmax)}, {"argmin", reduce(Red::argmin)},
-      {"variance", reduce(Red::variance)}, {"logsumexp", reduce(Red::logsumexp)},
+      {"variance", reduce(Red::variance)}, {"logsumexp", reduce(Red::logsumexp)}, {"cumsum", cumsum},
       {"softmax", softmax(false)}, {"log_softmax", softmax(true)},
       {"matmul", matmul}, {"linear", linear},
       {"reshape", reshape}, {"broadcast_to", broadcast_to}, {"transpose", transpose}, {"slice", slice},
       {"concat", concat}, {"expand_like", expand_like}, {"zeros_like", fill_with(false)}, {"ones_like", fill_with(true)},
       {"layer_norm", norm(true)}, {"rms_norm", norm(false)},
       {"random_bits", random(0)}, {"random_uniform", random(1)}, {"random_normal", random(2)},
-      {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"embedding", embedding}, {"one_hot", one_hot},
+      {"sgd_update", sgd}, {"adam_update", adam}, {"gather", gather}, {"gather_elements", gather_elements}, {"embedding", embedding}, {"one_hot", one_hot},
       {"iota", iota}, {"ffn_swiglu", ffn_swiglu}, {"ffn_gelu", ffn_gelu}, {"mse", mse},
       {"pad", pad}, {"resize", resize}, {"arange", arange}, {"csr_to_dense", csr_to_dense}, {"csr_matmul", csr_matmul("csr_matmul")},
       {"csr_matvec", csr_matmul("csr_matvec")}, {"dequantize", dequantize},

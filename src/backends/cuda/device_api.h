@@ -40,11 +40,12 @@ using Stream = void*;  // a cudaStream_t
 
 enum class Ew : int {
   // binary arithmetic
-  add, sub, mul, div, maximum, minimum, pow, remainder,
+  add, sub, mul, div, maximum, minimum, pow, remainder, shift_left, shift_right,
   // comparisons and logic (bool results)
   eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor,
   // unary
   neg, abs, square, sqrt, rsqrt, reciprocal, relu, exp, log, sin, cos, tanh, sigmoid, silu, erf, gelu, gelu_tanh,
+  floor, ceil, round, asin, acos, atan,
   logical_not,
 };
 
@@ -136,6 +137,14 @@ int launch_index_check(const void* idx, int idx_dtype, std::uint64_t n, std::uin
 // y[a, j, b] = x[a, idx[j], b]: outer x nidx x inner elements of elem_bytes.
 int launch_gather(const void* x, int elem_bytes, const void* idx, int idx_dtype, void* y, std::uint64_t outer,
                   std::uint64_t nidx, std::uint64_t axis_n, std::uint64_t inner, Stream s);
+// y[c] = x[c with c_axis = idx[c]] for every coordinate c of `idx_dims` (row-major);
+// x_stride holds x's element strides.
+int launch_gather_elements(const void* x, int elem_bytes, const std::int64_t* x_stride, const void* idx, int idx_dtype,
+                           void* y, const Dims& idx_dims, int axis, Stream s);
+// cumsum of x viewed as [outer, n, inner] along n, in the reference's sequential order
+// (ops/family_reduce.cpp); x and y share `dtype`.
+int launch_cumsum(const void* x, void* y, int dtype, std::uint64_t outer, std::uint64_t n, std::uint64_t inner, bool exclusive,
+                  bool reverse, Stream s);
 // y (zero-filled, n x depth of y_dtype) gets one at [i, idx[i]].
 int launch_one_hot(const void* idx, int idx_dtype, void* y, int y_dtype, std::uint64_t n, std::uint64_t depth, Stream s);
 // y (i64) = the coordinate along `axis` of each element of `d`.

@@ -21,7 +21,8 @@ const std::map<std::string, std::string, std::less<>>& functors() {
       {"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"}, {"div", "Div"}, {"remainder", "Rem"}, {"maximum", "Maximum"}, {"minimum", "Minimum"},
       {"pow", "Pow"}, {"neg", "Neg"}, {"abs", "Abs"}, {"square", "Square"}, {"sqrt", "Sqrt"}, {"rsqrt", "Rsqrt"},
       {"reciprocal", "Reciprocal"}, {"relu", "Relu"}, {"exp", "Exp"}, {"log", "Log"}, {"sin", "Sin"}, {"cos", "Cos"},
-      {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"silu", "Silu"}, {"erf", "Erf"}, {"eq", "Eq"}, {"ne", "Ne"},
+      {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"}, {"silu", "Silu"}, {"erf", "Erf"}, {"floor", "Floor"}, {"ceil", "Ceil"}, {"round", "Round"}, {"asin", "Asin"},
+      {"acos", "Acos"}, {"atan", "Atan"}, {"eq", "Eq"}, {"ne", "Ne"},
       {"lt", "Lt"}, {"le", "Le"}, {"gt", "Gt"}, {"ge", "Ge"}, {"logical_and", "LogicalAnd"}, {"logical_or", "LogicalOr"},
       {"logical_xor", "LogicalXor"}, {"logical_not", "LogicalNot"}};
   return m;
@@ -170,6 +171,9 @@ std::optional<FusedSource> generate_fused_kernel(const Graph& g, const Region& r
     } else if (op == "gelu") {
       expr = std::string("rung::num::") + (typed->attrs.string("approximate") == "tanh" ? "GeluTanh" : "GeluErf") + "{}(" +
              in[0]->name + ")";
+    } else if (op == "bit_shift") {
+      expr = std::string("rung::num::") + (typed->attrs.string("direction") == "right" ? "ShiftRight" : "ShiftLeft") + "{}(" +
+             in[0]->name + ", " + in[1]->name + ")";
     } else if (op == "clamp") {
       expr = "clamp_value(" + in[0]->name + ", " + f64_literal(typed->attrs.real("min")) + ", " +
              f64_literal(typed->attrs.real("max")) + ")";

@@ -41,10 +41,18 @@ template <typename F> __global__ void binary_f32x4_k(const float4* a, const floa
     y[i] = make_float4(canon(f(u.x, v.x)), canon(f(u.y, v.y)), canon(f(u.z, v.z)), canon(f(u.w, v.w)));
   }
 }
+// F takes float arguments and returns a float (not bool): the f32x4 paths apply. A plain
+// `invocable && !same<invoke_result_t...>` would name the result type of formulas with no
+// float overload (the unsigned shifts).
+template <typename F, typename... A> constexpr bool float_valued() {
+  if constexpr (std::is_invocable_v<F, A...>) return !std::is_same_v<std::invoke_result_t<F, A...>, bool>;
+  else return false;
+}
+
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 template <typename F> int unary_typed(const void* x, int xdt, void* y, int ydt, std::uint64_t n, cudaStream_t s) {
-  if constexpr (std::is_invocable_v<F, float> && !std::is_same_v<std::invoke_result_t<F, float>, bool>) {
+  if constexpr (float_valued<F, float>()) {
     if (xdt == F32 && ydt == F32 && n >= 4 && aligned16(x) && aligned16(y)) {
       std::uint64_t n4 = n / 4;
       unary_f32x4_k<F><<<blocks_for(n4, 256), 256, 0, s>>>(static_cast<const float4*>(x), static_cast<float4*>(y), n4);
@@ -67,7 +75,7 @@ template <typename F> int unary_typed(const void* x, int xdt, void* y, int ydt, 
 template <typename F>
 int binary_typed(const Strided& a, const Strided& b, void* y, int ydt, const Dims& out, cudaStream_t s) {
   std::uint64_t n = out.numel();
-  if constexpr (std::is_invocable_v<F, float, float> && !std::is_same_v<std::invoke_result_t<F, float, float>, bool>) {
+  if constexpr (float_valued<F, float, float>()) {
     if (a.dense && b.dense && a.dtype == F32 && b.dtype == F32 && ydt == F32 && n >= 4 && aligned16(a.data) &&
         aligned16(b.data) && aligned16(y)) {
       std::uint64_t n4 = n / 4;
@@ -206,6 +214,12 @@ int launch_unary(Ew op, const void* x, int xdt, void* y, int ydt, std::uint64_t 
     case Ew::erf: return unary_typed<num::Erf>(x, xdt, y, ydt, n, s);
     case Ew::gelu: return unary_typed<num::GeluErf>(x, xdt, y, ydt, n, s);
     case Ew::gelu_tanh: return unary_typed<num::GeluTanh>(x, xdt, y, ydt, n, s);
+    case Ew::floor: return unary_typed<num::Floor>(x, xdt, y, ydt, n, s);
+    case Ew::ceil: return unary_typed<num::Ceil>(x, xdt, y, ydt, n, s);
+    case Ew::round: return unary_typed<num::Round>(x, xdt, y, ydt, n, s);
+    case Ew::asin: return unary_typed<num::Asin>(x, xdt, y, ydt, n, s);
+    case Ew::acos: return unary_typed<num::Acos>(x, xdt, y, ydt, n, s);
+    case Ew::atan: return unary_typed<num::Atan>(x, xdt, y, ydt, n, s);
     case Ew::logical_not: return unary_typed<num::LogicalNot>(x, xdt, y, ydt, n, s);
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
@@ -223,6 +237,8 @@ int launch_binary(Ew op, const Strided& a, const Strided& b, void* y, int ydt, c
     case Ew::minimum: return binary_typed<num::Minimum>(a, b, y, ydt, out, s);
     case Ew::pow: return binary_typed<num::Pow>(a, b, y, ydt, out, s);
     case Ew::remainder: return binary_typed<num::Rem>(a, b, y, ydt, out, s);
+    case Ew::shift_left: return binary_typed<num::ShiftLeft>(a, b, y, ydt, out, s);
+    case Ew::shift_right: return binary_typed<num::ShiftRight>(a, b, y, ydt, out, s);
     case Ew::eq: return binary_typed<num::Eq>(a, b, y, ydt, out, s);
     case Ew::ne: return binary_typed<num::Ne>(a, b, y, ydt, out, s);
     case Ew::lt: return binary_typed<num::Lt>(a, b, y, ydt, out, s);

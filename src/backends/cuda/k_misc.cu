@@ -133,6 +133,40 @@ __global__ void gather_k(const void* x, int bytes, const void* idx, int idt, voi
   }
 }
 
+struct XStrides {
+  std::int64_t v[kMaxRank];
+};
+__global__ void gather_elements_k(const void* x, int bytes, XStrides xs, const void* idx, int idt, void* y, Dims d, int axis,
+                                  std::uint64_t n) {
+  RUNG_GRID_LOOP(i, n) {
+    std::uint64_t rest = i, off = 0;
+    for (int k = d.rank - 1; k >= 0; --k) {
+      std::uint64_t c = rest % d.ext[k];
+      rest /= d.ext[k];
+      if (k == axis) c = static_cast<std::uint64_t>(ld_index(idx, idt, i));
+      off += c * static_cast<std::uint64_t>(xs.v[k]);
+    }
+    copy_bytes(y, i, x, off, bytes);
+  }
+}
+
+// cumsum: one thread per line, the reference's sequential order along it.
+template <typename T>
+__global__ void cumsum_k(const void* x, void* y, int dt, std::uint64_t lines, std::uint64_t n, std::uint64_t inner, bool exclusive,
+                         bool reverse) {
+  RUNG_GRID_LOOP(l, lines) {
+    std::uint64_t o = l / inner, q = l % inner;
+    T acc{};
+    for (std::uint64_t s = 0; s < n; ++s) {
+      std::uint64_t at = (o * n + (reverse ? n - 1 - s : s)) * inner + q;
+      T v = ld<T>(x, dt, at);
+      if (exclusive) st(y, dt, at, acc);
+      acc = s == 0 ? v : num::Add{}(acc, v);
+      if (!exclusive) st(y, dt, at, acc);
+    }
+  }
+}
+
 __device__ inline void store_one(void* y, int dt, std::uint64_t i) {
   switch (dt) {
     case F32: static_cast<float*>(y)[i] = 1.0f; break;
@@ -205,6 +239,27 @@ int launch_gather(const void* x, int bytes, const void* idx, int idt, void* y, s
   if (total == 0) return 0;
   gather_k<<<blocks_for(total, 256), 256, 0, static_cast<cudaStream_t>(s)>>>(x, bytes, idx, idt, y, outer, nidx, axis_n, inner);
   return launch_status();
+}
+
+int launch_gather_elements(const void* x, int bytes, const std::int64_t* x_stride, const void* idx, int idt, void* y,
+                           const Dims& d, int axis, Stream s) {
+  std::uint64_t n = d.numel();
+  if (n == 0) return 0;
+  XStrides xs{};
+  for (int k = 0; k < d.rank; ++k) xs.v[k] = x_stride[k];
+  gather_elements_k<<<blocks_for(n, 256), 256, 0, static_cast<cudaStream_t>(s)>>>(x, bytes, xs, idx, idt, y, d, axis, n);
+  return launch_status();
+}
+
+int launch_cumsum(const void* x, void* y, int dt, std::uint64_t outer, std::uint64_t n, std::uint64_t inner, bool exclusive,
+                  bool reverse, Stream s) {
+  std::uint64_t lines = outer * inner;
+  if (lines == 0 || n == 0) return 0;
+  return with_value_type(dt, [&](auto tag) -> int {
+    using T = decltype(tag);
+    cumsum_k<T><<<blocks_for(lines, 128), 128, 0, static_cast<cudaStream_t>(s)>>>(x, y, dt, lines, n, inner, exclusive, reverse);
+    return launch_status();
+  });
 }
 
 int launch_one_hot(const void* idx, int idt, void* y, int ydt, std::uint64_t n, std::uint64_t depth, Stream s) {

@@ -11,6 +11,8 @@
 
 #include "ops/numerics/exp_log.h"
 #include "ops/numerics/ieee.h"
+#include "ops/numerics/integral.h"
+#include "ops/numerics/inverse_trig.h"
 #include "ops/numerics/special.h"
 #include "ops/numerics/trig.h"
 
@@ -127,6 +129,33 @@ struct Relu {
   template <Int T> RUNG_HD T operator()(T a) const { return a > 0 ? a : T(0); }
 };
 
+// floor, ceil, round (half to even): exact, the sign of x kept (integral.h).
+struct Floor {
+  RUNG_HD float operator()(float a) const { return integral_f32(a, IntegralMode::floor); }
+  RUNG_HD double operator()(double a) const { return integral_f64(a, IntegralMode::floor); }
+};
+struct Ceil {
+  RUNG_HD float operator()(float a) const { return integral_f32(a, IntegralMode::ceil); }
+  RUNG_HD double operator()(double a) const { return integral_f64(a, IntegralMode::ceil); }
+};
+struct Round {
+  RUNG_HD float operator()(float a) const { return integral_f32(a, IntegralMode::round_even); }
+  RUNG_HD double operator()(double a) const { return integral_f64(a, IntegralMode::round_even); }
+};
+
+// Logical shifts of unsigned integers; a shift by the bit width or more gives 0 (C leaves
+// it undefined, hardware takes it modulo the width).
+struct ShiftLeft {
+  template <Int T> requires(!std::is_signed_v<T>) RUNG_HD T operator()(T a, T b) const {
+    return u64(b) >= 8 * sizeof(T) ? T(0) : static_cast<T>(u64(a) << u64(b));
+  }
+};
+struct ShiftRight {
+  template <Int T> requires(!std::is_signed_v<T>) RUNG_HD T operator()(T a, T b) const {
+    return u64(b) >= 8 * sizeof(T) ? T(0) : static_cast<T>(u64(a) >> u64(b));
+  }
+};
+
 struct Exp {
   RUNG_HD float operator()(float a) const { return exp_f32(a); }
 };
@@ -138,6 +167,15 @@ struct Sin {
 };
 struct Cos {
   RUNG_HD float operator()(float a) const { return cos_f32(a); }
+};
+struct Asin {
+  RUNG_HD float operator()(float a) const { return asin_f32(a); }
+};
+struct Acos {
+  RUNG_HD float operator()(float a) const { return acos_f32(a); }
+};
+struct Atan {
+  RUNG_HD float operator()(float a) const { return atan_f32(a); }
 };
 struct Tanh {
   RUNG_HD float operator()(float a) const { return tanh_f32(a); }

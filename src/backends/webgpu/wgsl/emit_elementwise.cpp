@@ -45,6 +45,12 @@ const std::map<std::string, Row>& unary_rows() {
       {"silu", {kFloat32Like, "silu_r(v)", "", "", {"silu_r"}}},
       {"erf", {kFloat32Like, "erf_r(v)", "", "", {"erf_r"}}},
       {"gelu", {kFloat32Like, "gelu_r(v)", "", "", {"gelu_r"}}},  // approximate="tanh": gelu_tanh_r
+      {"floor", {kFloat32Like, "integral_r(v, 0u)", "", "", {"integral_r"}}},
+      {"ceil", {kFloat32Like, "integral_r(v, 1u)", "", "", {"integral_r"}}},
+      {"round", {kFloat32Like, "integral_r(v, 2u)", "", "", {"integral_r"}}},
+      {"asin", {kFloat32Like, "asin_r(v)", "", "", {"atan_r"}}},
+      {"acos", {kFloat32Like, "acos_r(v)", "", "", {"atan_r"}}},
+      {"atan", {kFloat32Like, "atan_r(v)", "", "", {"atan_r"}}},
   };
   return rows;
 }
@@ -134,6 +140,23 @@ std::optional<Program> emit_compare(const KernelArgs& a, std::string& error) {
     if (a.in[k].shape == out) m.aligned.push_back(k);
   m.value_fn = "fn value(i: u32) -> u32 {\n  let a = ld_a(" + broadcast_index(a.in[0].shape, out, "i") + ");\n  let b = ld_b(" +
                broadcast_index(a.in[1].shape, out, "i") + ");\n  return select(0u, 1u, " + cond + ");\n}\n";
+  return map_program(a, m, error);
+}
+
+// bit_shift on u8/u16/u32 (held in u32): WGSL takes a shift amount modulo 32, rung gives 0
+// from the dtype's width on; the output's fit function drops the bits shifted past it.
+std::optional<Program> emit_bit_shift(const KernelArgs& a, std::string& error) {
+  const auto& out = a.out[0].shape;
+  bool right = a.attrs.string("direction") == "right";
+  std::string width = std::to_string(dtype_info(a.in[0].dtype).block_bytes * 8) + "u";
+  MapSpec m;
+  m.title = std::string("bit_shift ") + (right ? "right" : "left") + " (0 from a shift by the bit width on)";
+  m.value_type = Scalar::u32;
+  for (int k = 0; k < 2; ++k)
+    if (a.in[k].shape == out) m.aligned.push_back(k);
+  m.value_fn = "fn value(i: u32) -> u32 {\n  let a = ld_x(" + broadcast_index(a.in[0].shape, out, "i") + ");\n  let b = ld_y(" +
+               broadcast_index(a.in[1].shape, out, "i") + ");\n  return select(0u, a " + (right ? ">>" : "<<") + " b, b < " + width +
+               ");\n}\n";
   return map_program(a, m, error);
 }
 
@@ -248,6 +271,7 @@ void register_elementwise_emitters(std::map<std::string, EmitterEntry>& t) {
   for (const char* n : {"eq", "ne"}) t[n] = {emit_compare, kNumeric32 | ops::kBool};  // bools held as 0u / 1u
   for (const char* n : {"logical_and", "logical_or", "logical_xor"}) t[n] = {emit_compare, ops::kBool};
   t["logical_not"] = {emit_logical_not, ops::kBool};
+  t["bit_shift"] = {emit_bit_shift, DTypeSet{DType::u8, DType::u16, DType::u32}};
   t["where"] = {emit_where, ops::kBool};
   t["clamp"] = {emit_clamp, kFloat32Like};
   t["cast"] = {emit_cast, ops::kFloat32Like | ops::kInt | ops::kBool};

@@ -217,12 +217,39 @@ std::optional<Program> emit_softmax(const KernelArgs& a, std::string& error) {
   return p;
 }
 
+// cumsum: each output element repeats the reference's sequential sum from the start of its
+// line (the same additions in the same order, so the same bits without a scan's
+// reassociation; quadratic in the axis extent).
+std::optional<Program> emit_cumsum(const KernelArgs& a, std::string& error) {
+  const TensorDesc& x = a.in[0];
+  std::size_t ax = static_cast<std::size_t>(a.attrs.integer("axis") < 0 ? a.attrs.integer("axis") + static_cast<std::int64_t>(x.shape.size())
+                                                                      : a.attrs.integer("axis"));
+  std::uint64_t n = x.shape[ax], inner = 1;
+  for (std::size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  bool exclusive = a.attrs.boolean("exclusive"), reverse = a.attrs.boolean("reverse");
+  Scalar s = scalar_of(x.dtype);
+  std::string t(wgsl_type(s)), zero = s == Scalar::f32 ? "0.0f" : s == Scalar::i32 ? "0" : "0u";
+  // An empty output still gets a module: keep its divisors non-zero (no element runs).
+  std::string N = u32_lit(std::max<std::uint64_t>(n, 1)), I = u32_lit(std::max<std::uint64_t>(inner, 1));
+  auto pos = [&](const std::string& k) { return reverse ? "(" + N + " - 1u - " + k + ")" : k; };
+  MapSpec m;
+  m.title = std::string("cumsum along axis ") + std::to_string(ax) + (exclusive ? ", exclusive" : "") + (reverse ? ", reverse" : "");
+  m.value_type = s;
+  m.aligned = {};
+  m.value_fn = "fn value(i: u32) -> " + t + " {\n  let q = i % " + I + ";\n  let j = (i / " + I + ") % " + N + ";\n  let o = i / (" + I +
+               " * " + N + ");\n  let last = " + pos("j") + (exclusive ? "" : " + 1u") + ";\n  var acc = " + zero +
+               ";\n  for (var k = 0u; k < last; k = k + 1u) {\n    let v = ld_x((o * " + N + " + " + pos("k") + ") * " + I +
+               " + q);\n    acc = select(acc + v, v, k == 0u);\n  }\n  return acc;\n}\n";
+  return map_program(a, m, error);
+}
+
 }  // namespace
 
 void register_reduce_emitters(std::map<std::string, EmitterEntry>& t) {
   const ops::DTypeSet num32 = ops::kFloat32Like | ops::DTypeSet{DType::i8, DType::i16, DType::i32, DType::u8, DType::u16, DType::u32};
   for (const char* n : {"sum", "prod", "max", "min", "argmax", "argmin"}) t[n] = {emit_reduce, num32};
   for (const char* n : {"mean", "variance", "logsumexp"}) t[n] = {emit_reduce, ops::kFloat32Like};
+  t["cumsum"] = {emit_cumsum, num32};
   t["softmax"] = {emit_softmax, ops::kFloat32Like};
   t["log_softmax"] = {emit_softmax, ops::kFloat32Like};
 }

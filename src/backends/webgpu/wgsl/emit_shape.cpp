@@ -338,6 +338,31 @@ std::optional<Program> emit_resize(const KernelArgs& a, std::string& error) {
   m.extra_code.push_back(f);
   m.value_fn = "fn value(i: u32) -> " + t + " { return level" + std::to_string(order.front()) + "(i, " + base + "); }\n";
   return map_program(a, m, error);
+
+// gather_elements: the output has the indices' shape; its element i reads x at i's own
+// coordinate with the axis coordinate replaced by the index.
+std::optional<Program> emit_gather_elements(const KernelArgs& a, std::string& error) {
+  const TensorDesc& x = a.in[0];
+  const TensorDesc& ind = a.in[1];
+  std::size_t ax = norm_axis(a.attrs.integer("axis"), x.shape.size());
+  std::uint64_t n = x.shape[ax];
+  auto xs = row_major_strides(x.shape);
+  std::string xname = input_name(a, 0), iname = input_name(a, 1);
+  std::string off;
+  for (std::size_t d = 0; d < x.shape.size(); ++d) {
+    if (d == ax || ind.shape[d] <= 1 || ind.numel() == 0) continue;  // extent 1: coordinate 0; empty: no element runs
+    off += " + " + coord(ind.shape, d, "i") + " * " + u32_lit(xs[d]);
+  }
+  MapSpec m = copy_spec(a, "gather_elements along axis " + std::to_string(ax));
+  m.status_slot = static_cast<int>(a.in.size() + a.out.size());
+  m.aligned = {1};
+  m.value_fn = "fn value(i: u32) -> " + tname(a.out[0]) + " {\n" +
+               "  let k = i32(ld_" + iname + "(i));\n" +
+               "  if (k < 0 || k >= " + i32_lit(static_cast<std::int64_t>(n)) + ") { status[0] = 1u; return ld_" + xname + "(0u); }\n" +
+               "  return ld_" + xname + "(u32(k) * " + u32_lit(xs[ax]) + off + ");\n}\n";
+  auto p = map_program(a, m, error);
+  if (!p) return std::nullopt;
+  return with_status(std::move(*p), "an index lies outside [0, " + std::to_string(n) + ")");
 }
 
 }  // namespace
@@ -359,6 +384,7 @@ void register_shape_emitters(std::map<std::string, EmitterEntry>& t) {
   t["gather"] = {emit_gather, plain};
   t["embedding"] = {emit_gather, plain};
   t["resize"] = {emit_resize, plain};
+  t["gather_elements"] = {emit_gather_elements, plain};
 }
 
 }  // namespace rung::webgpu

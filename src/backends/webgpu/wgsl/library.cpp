@@ -244,6 +244,85 @@ fn sincos_r(x: f32, want_cos: bool) -> f32 {
   return select(r, -r, x < 0.0f || bitcast<u32>(x) == 0x80000000u);
 }
 )"};
+  L["integral_r"] = {{}, R"(// floor (mode 0), ceil (1) and round half to even (2) on the bits, exact like the
+// reference: the result keeps x's sign, |x| >= 2^23, inf and NaN pass through, and
+// subnormals count as the nonzero values they are (a device may flush them in arithmetic).
+fn integral_r(x: f32, mode: u32) -> f32 {
+  let b = bitcast<u32>(x);
+  let s = b & 0x80000000u;
+  let e = i32((b >> 23u) & 0xffu) - 127;
+  if (e >= 23) { return x; }
+  if (e < 0) {  // |x| < 1: the result is ±0 or ±1
+    let nonzero = (b & 0x7fffffffu) != 0u;
+    var one = false;
+    if (mode == 0u) { one = s != 0u && nonzero; }
+    if (mode == 1u) { one = s == 0u && nonzero; }
+    if (mode == 2u) { one = e == -1 && (b & 0x7fffffu) != 0u; }  // above 1/2 (exactly 1/2 goes to even 0)
+    return bitcast<f32>(s | select(0u, 0x3f800000u, one));
+  }
+  let frac = 0x7fffffu >> u32(e);
+  let f = b & frac;
+  if (f == 0u) { return x; }
+  var up = false;  // one unit more in magnitude than the truncation
+  if (mode == 0u) { up = s != 0u; }
+  if (mode == 1u) { up = s == 0u; }
+  if (mode == 2u) {
+    let half = (frac + 1u) >> 1u;
+    up = f > half || (f == half && ((b >> (23u - u32(e))) & 1u) == 1u);
+  }
+  return bitcast<f32>(select(b & ~frac, (b & ~frac) + frac + 1u, up));  // a carry moves into the exponent
+}
+)"};
+  L["atan_r"] = {{"is_nan", "div_cr", "sqrt_cr", "df"}, R"(// atan, asin, acos as the reference builds them (atan_ratio: the
+// angle of (d, n), n, d >= 0, through atan of a ratio in [0, 1], reduced above tan(pi/8) by
+// atan(u) = pi/4 + atan((u - 1)/(u + 1))), in f32: the series through t^19, pi/4, pi/2 and pi
+// as hi + lo, correctly rounded quotients and roots, 1 - a^2 from the exact a^2 (hi + lo).
+fn atan_s(t: f32) -> f32 {
+  let z = t * t;
+  var p = -5.263157934e-02f;
+  p = p * z + 5.882352963e-02f;
+  p = p * z + -6.666667014e-02f;
+  p = p * z + 7.692307979e-02f;
+  p = p * z + -9.090909362e-02f;
+  p = p * z + 1.111111119e-01f;
+  p = p * z + -1.428571492e-01f;
+  p = p * z + 2.000000030e-01f;
+  p = p * z + -3.333333433e-01f;
+  return t + (t * z) * p;
+}
+fn atan_unit_r(u: f32) -> f32 {
+  if (u <= 4.142135680e-01f) { return atan_s(u); }
+  return 7.853981853e-01f + (atan_s(div_cr(u - 1.0f, u + 1.0f)) + -2.185569414e-08f);
+}
+fn atan_ratio_r(n: f32, d: f32) -> f32 {
+  if (n <= d) { return atan_unit_r(div_cr(n, d)); }
+  return (1.570796371f - atan_unit_r(div_cr(d, n))) + -4.371138829e-08f;
+}
+fn negative_r(x: f32) -> bool { return (bitcast<u32>(x) & 0x80000000u) != 0u; }
+fn atan_r(x: f32) -> f32 {
+  if (is_nan(x)) { return x; }
+  let a = abs(x);
+  var r = 1.570796371f;  // ±inf
+  if (bitcast<u32>(a) != 0x7f800000u) { r = atan_ratio_r(a, 1.0f); }
+  return select(r, -r, negative_r(x));
+}
+fn cos_of_sin_r(a: f32) -> f32 {  // sqrt(1 - a^2), 0 <= a <= 1
+  let sq = two_prod(a, a);
+  return sqrt_cr((1.0f - sq.x) - sq.y);
+}
+fn asin_r(x: f32) -> f32 {
+  let a = abs(x);
+  if (is_nan(x) || a > 1.0f) { return bitcast<f32>(0x7fc00000u); }
+  let r = atan_ratio_r(a, cos_of_sin_r(a));
+  return select(r, -r, negative_r(x));
+}
+fn acos_r(x: f32) -> f32 {
+  let a = abs(x);
+  if (is_nan(x) || a > 1.0f) { return bitcast<f32>(0x7fc00000u); }
+  let r = atan_ratio_r(cos_of_sin_r(a), a);
+  return select(r, (3.141592741f - r) + -8.742277657e-08f, x < 0.0f);
+}
+)"};
   L["tanh_r"] = {{"is_nan", "exp_r"}, R"(// tanh: odd polynomial below 0.625, 1 - 2/(e^2|x| + 1) above, ±1 from |x| >= 10.
 fn tanh_r(x: f32) -> f32 {
   if (is_nan(x)) { return x; }
