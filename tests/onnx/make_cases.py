@@ -308,6 +308,24 @@ def main():
         ins = [rr(*s) for s in shapes]
         names = ["a", "b"][:len(ins)]
         case(name, [N("Einsum", names, equation=eq)], list(zip(names, ins)), [("y", np.asarray(np.einsum(eq.replace(" ", ""), *ins), F))], opset=12)
+    # ---- index arithmetic: nearest upsampling by integer scales, sequences reversed -------------
+    xu = rr(1, 2, 2, 3)
+    up = xu.repeat(2, axis=2).repeat(3, axis=3)
+    case("upsample", [N("Upsample", ["x", "s"])], [("x", xu)], [("y", up)], inits={"s": np.array([1, 1, 2, 3], F)}, opset=9)
+    case("upsample_7", [N("Upsample", ["x"], scales=[1.0, 2.0, 2.0, 3.0])], [("x", xu)], [("y", up.repeat(2, axis=1))], opset=7)
+    def reverse(v, lens, time_axis):
+        out = v.copy()
+        for b, n in enumerate(lens):
+            if time_axis == 0:
+                out[:n, b] = v[:n, b][::-1]
+            else:
+                out[b, :n] = v[b, :n][::-1]
+        return out
+    xq, lq = rr(4, 3, 2), np.array([4, 1, 3], np.int64)
+    case("reversesequence", [N("ReverseSequence", ["x", "l"])], [("x", xq), ("l", lq)], [("y", reverse(xq, lq, 0))])
+    xb2, lb2 = g.standard_normal((3, 4)) > 0, np.array([2, 0, 4], np.int64)
+    case("reversesequence_batch_bool", [N("ReverseSequence", ["x", "l"], batch_axis=0, time_axis=1)], [("x", xb2)],
+         [("y", reverse(xb2, lb2, 1))], inits={"l": lb2})
     # ---- values known at import ---------------------------------------------------------------
     cv = r(2, 2)
     case("constant", [N("Constant", [], ["c"], value=numpy_helper.from_array(cv)), N("Add", ["x", "c"])], [("x", cv)], [("y", cv + cv)])
