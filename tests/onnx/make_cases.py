@@ -326,6 +326,11 @@ def main():
     xb2, lb2 = g.standard_normal((3, 4)) > 0, np.array([2, 0, 4], np.int64)
     case("reversesequence_batch_bool", [N("ReverseSequence", ["x", "l"], batch_axis=0, time_axis=1)], [("x", xb2)],
          [("y", reverse(xb2, lb2, 1))], inits={"l": lb2})
+    # ---- Det by expansion (well-conditioned matrices: the expansion and LU agree closely) --------
+    for name, shape in [("det", (3, 3)), ("det_batch", (2, 4, 4)), ("det_2x2", (3, 2, 2))]:
+        n = shape[-1]
+        m = (np.eye(n) * 3 + rr(*shape) * F(0.3)).astype(F)
+        case(name, [N("Det", ["x"])], [("x", m)], [("y", np.asarray(np.linalg.det(m.astype(np.float64)), F))])
     # ---- values known at import ---------------------------------------------------------------
     cv = r(2, 2)
     case("constant", [N("Constant", [], ["c"], value=numpy_helper.from_array(cv)), N("Add", ["x", "c"])], [("x", cv)], [("y", cv + cv)])
