@@ -100,7 +100,7 @@ bool softmax_cross_entropy(NodeCtx& c) {  // log_softmax over C, then the loss a
   if (!lp) return false;
   const Value* weight = c.has(2) ? &c.in(2) : nullptr;
   if (!out0(c, nll(c, *lp, c.in(1), weight))) return false;
-  c.set(1, *lp);
+  if (c.want(1)) c.set(1, *lp);
   return true;
 }
 
