@@ -20,6 +20,12 @@ const std::vector<Handler>& handlers() {
     add_rnn_handlers(h);
     add_resize_handlers(h);
     add_newops_handlers(h);
+    add_loss_handlers(h);
+    add_trig_handlers(h);
+    add_window_handlers(h);
+    add_einsum_handlers(h);
+    add_index_handlers(h);
+    add_linalg_handlers(h);
     std::sort(h.begin(), h.end(), [](const Handler& a, const Handler& b) {
       int c = std::strcmp(a.op_type, b.op_type);
       return c != 0 ? c < 0 : a.since < b.since;

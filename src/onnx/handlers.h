@@ -31,6 +31,12 @@ void add_layout_handlers(std::vector<Handler>& h);
 void add_rnn_handlers(std::vector<Handler>& h);
 void add_resize_handlers(std::vector<Handler>& h);
 void add_newops_handlers(std::vector<Handler>& h);
+void add_loss_handlers(std::vector<Handler>& h);
+void add_trig_handlers(std::vector<Handler>& h);
+void add_window_handlers(std::vector<Handler>& h);
+void add_einsum_handlers(std::vector<Handler>& h);
+void add_index_handlers(std::vector<Handler>& h);
+void add_linalg_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.

@@ -353,6 +353,94 @@ def main():
          inits={"d": np.array(4, np.int64), "v": np.array([-1, 5], F)})
     hm = np.array([[1, 3, 3, 0], [2, 2, 1, 2]], F)
     case("hardmax", [N("Hardmax", ["x"])], [("x", hm)], [("y", np.eye(4, dtype=F)[np.argmax(hm, axis=-1)])])
+    # ---- losses (the ONNX reference's definition: mean divides by the kept targets' weights) -----
+    g = np.random.default_rng(20)  # its own stream: the cases after these keep their bytes
+    rr = lambda *shape: g.standard_normal(shape).astype(F)
+    def nll(lp, t, w=None, reduction="mean", ii=None):
+        C = lp.shape[1]
+        tc = np.clip(t, 0, C - 1)
+        picked = -np.take_along_axis(lp, tc[:, None].astype(np.int64), axis=1)[:, 0]
+        keep = np.ones(t.shape, bool) if ii is None else t != ii
+        wt = (w[tc] if w is not None else np.ones(t.shape, F)) * keep
+        loss = np.where(keep, picked, F(0)) * wt
+        if reduction == "none":
+            return loss.astype(F)
+        if reduction == "sum":
+            return np.array(loss.sum(), F)
+        return np.array(loss.sum() / wt.sum(), F)
+    xn, tn = rr(3, 5), np.array([1, 0, 4], np.int64)
+    case("negativeloglikelihoodloss", [N("NegativeLogLikelihoodLoss", ["x", "t"], reduction="none")], [("x", xn), ("t", tn)],
+         [("y", nll(xn, tn, reduction="none"))])
+    xd, td, wd = rr(2, 3, 4), np.array([[0, 1, 2, 1], [2, 2, 0, 1]], np.int64), np.abs(rr(3)) + F(0.1)
+    case("negativeloglikelihoodloss_mean_weight_ii", [N("NegativeLogLikelihoodLoss", ["x", "t", "w"], ignore_index=1)],
+         [("x", xd), ("t", td)], [("y", nll(xd, td, wd, ii=1))], inits={"w": wd}, opset=12)
+    ti = np.array([[0, -1, 2, 1], [-1, 2, 0, 1]], np.int32)
+    case("negativeloglikelihoodloss_sum_negative_ii", [N("NegativeLogLikelihoodLoss", ["x", "t"], reduction="sum", ignore_index=-1)],
+         [("x", xd), ("t", ti)], [("y", nll(xd, ti, reduction="sum", ii=-1))])
+    case("negativeloglikelihoodloss_mean_ii", [N("NegativeLogLikelihoodLoss", ["x", "t"], ignore_index=-1)],
+         [("x", xd), ("t", ti)], [("y", nll(xd, ti, ii=-1))])
+    xs4, ts4 = rr(2, 3, 2, 2), g.integers(0, 3, (2, 2, 2)).astype(np.int64)
+    ts4[0, 0, 0] = 7  # the ignored index, outside [0, C)
+    ls4 = np.log(softmax(xs4, 1))
+    case("softmaxcrossentropyloss", [N("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["y", "lp"], ignore_index=7)], [("x", xs4), ("t", ts4)],
+         [("y", nll(ls4, ts4, wd, ii=7)), ("lp", ls4)], inits={"w": wd})
+    case("softmaxcrossentropyloss_mean", [N("SoftmaxCrossEntropyLoss", ["x", "t"])], [("x", xn), ("t", tn)],
+         [("y", np.array(nll(np.log(softmax(xn, 1)), tn), F))], opset=12)
+    # ---- hyperbolic and inverse hyperbolic functions: near 0, mid range, large --------------------
+    def exact(f, v):
+        return f(np.array(v, F).astype(np.float64)).astype(F)
+    for op, f, v in [("Sinh", np.sinh, [-30, -5, -1, -0.3, -1e-4, -1e-20, 0, 1e-7, 0.5, 0.99, 3, 25, 80]),
+                     ("Cosh", np.cosh, [-30, -5, -1, -1e-4, 0, 1e-7, 0.5, 3, 25, 80]),
+                     ("Tan", np.tan, [-1.5, -1, -1e-6, 0, 1e-30, 0.3, 1.2, 1.56, 100]),
+                     ("Asinh", np.arcsinh, [-1e10, -3, -0.5, -1e-5, 0, 1e-30, 0.2, 1, 7, 1e30]),
+                     ("Acosh", np.arccosh, [1, 1.0000001, 1.001, 1.5, 2, 10, 1e5, 1e30]),
+                     ("Atanh", np.arctanh, [-0.999, -0.5, -1e-6, 0, 1e-30, 0.3, 0.9, 0.9999])]:
+        unary(op, lambda x, f=f: exact(f, x), np.array(v, F))
+    # ---- window functions: the size an initializer, the whole window folded at import ------------
+    def window(a0, a1, a2, n, periodic):
+        angle = np.arange(n, dtype=F) * (F(6.2831855) / F(n if periodic else n - 1))
+        return (F(a0) - F(a1) * np.cos(angle)) + F(a2) * np.cos(angle * F(2))
+    xw = rr(10)
+    for op, a, n, per, dt in [("HannWindow", (0.5, 0.5, 0), 10, 1, None), ("HammingWindow", (25 / 46, 21 / 46, 0), 10, 0, None),
+                              ("BlackmanWindow", (0.42, 0.5, 0.08), 10, 1, TensorProto.DOUBLE)]:
+        attrs = {"periodic": per} | ({"output_datatype": dt} if dt else {})
+        w = window(*a, n, per)
+        xin = xw.astype(np.float64) if dt else xw
+        case(op.lower() + ("" if per else "_symmetric"), [N(op, ["n"], ["w"], **attrs), N("Add", ["w", "x"])], [("x", xin)],
+             [("y", w.astype(xin.dtype) + xin)], inits={"n": np.array(n, np.int64)})
+    # ---- einsum: the forms matmul, transpose, sum and diagonals state ----------------------------
+    for name, eq, shapes in [("einsum", "bij, bjk -> bik", [(2, 3, 4), (2, 4, 5)]), ("einsum_transposed", "bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]),
+                             ("einsum_implicit", "ij,jk", [(3, 4), (4, 2)]), ("einsum_inner", "i,i", [(5,), (5,)]),
+                             ("einsum_outer", "i,j->ij", [(3,), (4,)]), ("einsum_sum", "ij->i", [(3, 4)]),
+                             ("einsum_transpose", "ij->ji", [(3, 4)]), ("einsum_trace", "ii", [(4, 4)]),
+                             ("einsum_diagonal", "...ii ->...i", [(2, 3, 4, 4)]),
+                             ("einsum_ellipsis", "...ij,jk->...ik", [(2, 3, 4, 5), (5, 6)]),
+                             ("einsum_contract_two", "abc,cba->b", [(2, 3, 4), (4, 3, 2)])]:
+        ins = [rr(*s) for s in shapes]
+        names = ["a", "b"][:len(ins)]
+        case(name, [N("Einsum", names, equation=eq)], list(zip(names, ins)), [("y", np.asarray(np.einsum(eq.replace(" ", ""), *ins), F))], opset=12)
+    # ---- index arithmetic: nearest upsampling by integer scales, sequences reversed -------------
+    xu = rr(1, 2, 2, 3)
+    up = xu.repeat(2, axis=2).repeat(3, axis=3)
+    case("upsample", [N("Upsample", ["x", "s"])], [("x", xu)], [("y", up)], inits={"s": np.array([1, 1, 2, 3], F)}, opset=9)
+    def reverse(v, lens, time_axis):
+        out = v.copy()
+        for b, n in enumerate(lens):
+            if time_axis == 0:
+                out[:n, b] = v[:n, b][::-1]
+            else:
+                out[b, :n] = v[b, :n][::-1]
+        return out
+    xq, lq = rr(4, 3, 2), np.array([4, 1, 3], np.int64)
+    case("reversesequence", [N("ReverseSequence", ["x", "l"])], [("x", xq), ("l", lq)], [("y", reverse(xq, lq, 0))])
+    xb2, lb2 = g.standard_normal((3, 4)) > 0, np.array([2, 0, 4], np.int64)
+    case("reversesequence_batch_bool", [N("ReverseSequence", ["x", "l"], batch_axis=0, time_axis=1)], [("x", xb2)],
+         [("y", reverse(xb2, lb2, 1))], inits={"l": lb2})
+    # ---- Det by expansion (well-conditioned matrices: the expansion and LU agree closely) --------
+    for name, shape in [("det", (3, 3)), ("det_batch", (2, 4, 4)), ("det_2x2", (3, 2, 2))]:
+        n = shape[-1]
+        m = (np.eye(n) * 3 + rr(*shape) * F(0.3)).astype(F)
+        case(name, [N("Det", ["x"])], [("x", m)], [("y", np.asarray(np.linalg.det(m.astype(np.float64)), F))])
     # ---- values known at import ---------------------------------------------------------------
     cv = r(2, 2)
     case("constant", [N("Constant", [], ["c"], value=numpy_helper.from_array(cv)), N("Add", ["x", "c"])], [("x", cv)], [("y", cv + cv)])

@@ -91,6 +91,12 @@ def main():
     # I0005: a mode rung has no semantics for (the checker does not look at mode values)
     save("I0005_pad_wrap", model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode="wrap")], [f32("x", [2])], [f32("y", [4])],
                                  [numpy_helper.from_array(np.array([1, 1], np.int64), "p")]))
+    # ... a decomposition over transcendentals rung has no f64 kernels for, never run in f32
+    f64 = lambda n, s: helper.make_tensor_value_info(n, TensorProto.DOUBLE, s)
+    save("I0005_sinh_f64", model([helper.make_node("Sinh", ["x"], ["y"], name="sinh")], [f64("x", [2])], [f64("y", [2])]))
+    # ... an Einsum form rung does not state (three operands)
+    save("I0005_einsum_three", model([helper.make_node("Einsum", ["a", "b", "c"], ["y"], name="einsum", equation="i,i,i->")],
+                                     [f32("a", [2]), f32("b", [2]), f32("c", [2])], [f32("y", [])]))
     # I0006: dims
     t = numpy_helper.from_array(np.zeros(2, np.float32), "w")
     del t.dims[:]
@@ -132,6 +138,8 @@ def main():
     save("I0012_runtime_reshape", model([helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
                                         [f32("x", [2, 3]), helper.make_tensor_value_info("s", TensorProto.INT64, [2])],
                                         [f32("y", [3, 2])]))
+    save("I0012_window_size_input", model([helper.make_node("HannWindow", ["n"], ["y"], name="hann")],
+                                          [helper.make_tensor_value_info("n", TensorProto.INT64, [])], [f32("y", [8])]))
     # I0013: names
     save("I0013_undefined_input", model([helper.make_node("Relu", ["nowhere"], ["y"], name="relu")], [f32("x", [2])], [f32("y", [2])]))
     save("I0013_out_of_order", model([helper.make_node("Relu", ["h"], ["y"], name="second"), helper.make_node("Relu", ["x"], ["h"], name="first")],
