@@ -172,7 +172,7 @@ class Import {
       std::string s = want + "[";
       for (int i = 0; i < dims.size(); ++i)
         s += (i ? ", " : "") + (dims[i].has_dim_value() ? std::to_string(dims[i].dim_value())
-                                                         : dims[i].dim_param().empty() ? std::string("?") : dims[i].dim_param());
+                                                         : dims[i].dim_param().empty() ? std::string("?") : symbol_name(dims[i].dim_param()));
       return s + "]";
     };
     if (static_cast<std::size_t>(dims.size()) != t.rank()) {
@@ -187,8 +187,10 @@ class Import {
       std::string symbol = d.has_dim_param() && !d.dim_param().empty() ? symbol_name(d.dim_param()) : "";
       if (d.has_dim_value()) expect = static_cast<std::uint64_t>(d.dim_value());
       else if (!symbol.empty()) {
-        if (auto b = c_.options.bound_dims.find(symbol); b != c_.options.bound_dims.end()) expect = b->second, used_.insert(symbol);
-        else if (auto l = learned_.find(symbol); l != learned_.end()) expect = l->second;
+        if (auto b = c_.options.bound_dims.find(symbol); b != c_.options.bound_dims.end()) {
+          expect = b->second;
+          used_.insert(symbol);
+        } else if (auto l = learned_.find(symbol); l != learned_.end()) expect = l->second;
         else if (auto h = here.find(symbol); h != here.end()) expect = h->second;
       }
       if (expect && *expect != got) {
