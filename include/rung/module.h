@@ -9,11 +9,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rung/diagnostics.h"
 #include "rung/dtype.h"
 #include "rung/export.h"
+#include "rung/tensor.h"
 
 namespace rung {
 
@@ -61,6 +63,11 @@ struct LoadOptions {
   // An .onnx model's symbolic dims bound to extents at import, "NAME=EXTENT" (`rung import
   // --dim B=8`; C0020 when malformed): shape arithmetic over them then folds.
   std::vector<std::string> dims;
+  // An .onnx model's graph inputs bound to values at import (`rung import --bind NAME=FILE.npy`):
+  // each becomes a constant instead of a parameter, so shape-like operands computed from it
+  // (Reshape's shape, Slice's starts, TopK's k, ...) fold. I0013 for a name the graph has no
+  // input of, one bound twice or an initializer; I0011 for a dtype or shape the input does not declare.
+  std::vector<std::pair<std::string, Tensor>> bind;
 };
 
 class RUNG_API Module {

@@ -13,6 +13,7 @@
 #include "rung/diagnostics.h"
 #include "rung/export.h"
 #include "rung/module.h"
+#include "rung/tensor.h"
 
 namespace rung {
 
@@ -23,7 +24,12 @@ struct OnnxImportOptions {
   std::string output;                  // the .keg file; empty: the model's path with .keg
   std::uint64_t max_weight_bytes = 0;  // initializers and constants together; 0: 16 GiB (I0014)
   std::vector<std::string> dims;       // symbolic dims bound at import, "NAME=EXTENT" (LoadOptions::dims)
+  std::vector<std::pair<std::string, Tensor>> bind;  // graph inputs made constants (LoadOptions::bind)
 };
+
+// `--bind NAME=FILE.npy` as the CLI spells it: the name and the .npy file's tensor (C0020 when
+// the spec is malformed; the .npy reader's own codes for the file).
+RUNG_API Result<std::pair<std::string, Tensor>> onnx_binding(const std::string& spec);
 
 struct OnnxImported {
   std::string path;

@@ -41,7 +41,7 @@ _EXTENSIONS = (".rung", ".keg", ".json", ".onnx")
 
 
 def load(source, tier: Optional[str] = None, tolerance: Optional[str] = None, *, name: Optional[str] = None,
-         kind: Optional[str] = None) -> Program:
+         kind: Optional[str] = None, dims: Optional[Dict[str, int]] = None, bind: Optional[Dict[str, object]] = None) -> Program:
     """Loads and compiles a program.
 
     ``source`` is a path (``str`` ending in .rung, .keg, .json or .onnx, or a ``os.PathLike``),
@@ -51,6 +51,12 @@ def load(source, tier: Optional[str] = None, tolerance: Optional[str] = None, *,
     overrides them with a warning (C0016); a bare .keg graph needs the tier (C0010).
     ``kind`` ("rung", "keg", "workflow", "onnx") and ``name`` (shown in diagnostics) are for
     sources in memory.
+
+    For an .onnx model, ``dims`` binds symbolic dims to extents at import (``{"B": 8}``, as
+    ``rung import --dim B=8``) and ``bind`` makes graph inputs constants (``{"starts":
+    np.array([1, 0])}``, any array ``rung.Tensor`` takes, as ``--bind starts=FILE.npy``): a bound
+    input is no longer a parameter, and shape-like operands computed from it fold (I0012 names
+    the inputs to bind).
     """
     path = data = None
     if isinstance(source, os.PathLike):
@@ -72,7 +78,12 @@ def load(source, tier: Optional[str] = None, tolerance: Optional[str] = None, *,
     if kind not in (None, "rung", "keg", "workflow", "onnx"):
         raise ValueError(f"kind={kind!r}: rung, keg, workflow or onnx")
     default_name = {"keg": "<memory>.keg", "workflow": "<memory>.json", "onnx": "<memory>.onnx"}.get(kind, "<memory>.rung")
-    return _rung._load(path, name or default_name, data, kind or "", tier, tolerance)
+    dim_specs = []
+    for symbol, extent in (dims or {}).items():
+        if isinstance(extent, bool) or not isinstance(extent, int):
+            raise TypeError(f"dims[{symbol!r}] must be an int, not {type(extent).__name__}")
+        dim_specs.append(f"{symbol}={extent}")
+    return _rung._load(path, name or default_name, data, kind or "", tier, tolerance, dim_specs, list((bind or {}).items()))
 
 
 class RunRecord:

@@ -138,7 +138,12 @@ py::dict stats_dict(const RunStats& s) {
 }
 
 Program load(std::optional<std::string> path, std::optional<std::string> name, std::optional<py::bytes> data,
-             std::string kind_name, std::optional<std::string> tier, std::optional<std::string> tolerance) {
+             std::string kind_name, std::optional<std::string> tier, std::optional<std::string> tolerance,
+             std::vector<std::string> dims, std::vector<std::pair<std::string, py::object>> bind) {
+  LoadOptions options;
+  options.dims = std::move(dims);
+  for (auto& [input, value] : bind)  // with the GIL: the arrays are read here
+    options.bind.emplace_back(input, import_tensor(value, "bind[\"" + input + "\"]", true).tensor);
   std::optional<Source> source;
   if (path) {
     source = Source::file(*path);
@@ -153,7 +158,7 @@ Program load(std::optional<std::string> path, std::optional<std::string> name, s
   }
   Result<Program> program = [&]() -> Result<Program> {
     py::gil_scoped_release nogil;
-    auto module = Module::load(*source);
+    auto module = Module::load(*source, options);
     if (!module) return module.diagnostics();
     auto p = Program::compile(*module, CompileOptions{tier, tolerance});
     if (!p) return p;
@@ -249,7 +254,7 @@ RunResult run(PySession& s, std::optional<std::string> entry, py::dict inputs, c
 
 void bind_program(py::module_& m) {
   m.def("_load", &load, py::arg("path"), py::arg("name"), py::arg("data"), py::arg("kind"), py::arg("tier"),
-        py::arg("tolerance"));
+        py::arg("tolerance"), py::arg("dims"), py::arg("bind"));
   m.def("backends", [] {
     py::list out;
     for (const auto& b : backends()) out.append(py::make_tuple(b.name, b.summary));

@@ -33,3 +33,26 @@ def test_a_hostile_model_is_an_error_with_its_code():
     with pytest.raises(rung.Error) as e:
         rung.load(SOURCE_DIR / "tests" / "onnx" / "hostile" / "I0008_dotdot_etc_passwd.onnx", tier="debug")
     assert "I0008" in str(e.value)
+
+
+def test_bind_makes_a_graph_input_a_constant_and_i0012_names_it():
+    model = CASES / "slice_bound" / "model.onnx"
+    with pytest.raises(rung.Error) as e:
+        rung.load(model, tier="debug")
+    assert e.value.code == "I0012"
+    assert any(n.startswith('bind the graph input "st0" at import: --bind st0=FILE.npy') for n in e.value.notes), e.value.notes
+    bind = {"st0": np.load(CASES / "slice_bound" / "bind_st0.npy"), "en": np.load(CASES / "slice_bound" / "bind_en.npy")}
+    p = rung.load(model, tier="debug", bind=bind)
+    assert [q.name for q in p.entry().params] == ["x"]
+    (y,) = p.run(x=np.load(CASES / "slice_bound" / "in_0.npy")).values()
+    np.testing.assert_array_equal(y, np.load(CASES / "slice_bound" / "out_0.npy"))
+    with pytest.raises(rung.Error) as e:
+        rung.load(model, tier="debug", bind={**bind, "nobody": np.zeros(2, np.int64)})
+    assert e.value.code == "I0013"
+
+
+def test_dims_bind_a_symbol_at_import():
+    p = rung.load(CASES / "symbolic_batch" / "model.onnx", tier="debug", dims={"batch": 5})
+    assert p.entry().params[0].type == "f32[5, 3]"
+    with pytest.raises(TypeError):
+        rung.load(CASES / "symbolic_batch" / "model.onnx", tier="debug", dims={"batch": "5"})

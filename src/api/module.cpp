@@ -83,6 +83,11 @@ Result<Module> Module::load(const Source& src, const LoadOptions& options) {
     return fail();
   }
   impl->kind = *src.kind();
+  if (impl->kind != SourceKind::onnx && (!options.dims.empty() || !options.bind.empty())) {
+    diags.error("C0020", "cannot load '" + src.name() + "' with --dim or --bind: they bind an .onnx model's inputs at import")
+        .note("a .rung, .keg or workflow program's symbolic dims bind from the inputs of each run");
+    return fail();
+  }
   std::optional<block::Program> program;
   switch (impl->kind) {
     case SourceKind::rung: program = load_rung(src, sources, diags); break;

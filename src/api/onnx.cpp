@@ -53,6 +53,9 @@ std::optional<block::Program> load_onnx(const Source& src, const LoadOptions& op
     }
     o.bound_dims[name] = std::stoull(value);
   }
+  // A copy of each bound value: the import outlives no caller's buffer (a borrowed NumPy array).
+  for (const auto& [name, tensor] : options.bind)
+    o.bound_inputs.emplace_back(name, std::make_shared<const ops::HostTensor>(api::host_of(tensor)));
   std::string bytes;
   if (src.in_memory()) {
     bytes = src.content();
@@ -89,6 +92,15 @@ bool onnx_supported() {
 #endif
 }
 
+Result<std::pair<std::string, Tensor>> onnx_binding(const std::string& spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    return api::fail<std::pair<std::string, Tensor>>("C0020", "--bind " + spec + ": expected NAME=FILE.npy, such as starts=starts.npy");
+  auto t = Tensor::load_npy(spec.substr(eq + 1));
+  if (!t) return Result<std::pair<std::string, Tensor>>(t.diagnostics());
+  return std::make_pair(spec.substr(0, eq), std::move(*t));
+}
+
 std::vector<OnnxHandlerInfo> onnx_handlers() {
   std::vector<OnnxHandlerInfo> out;
 #ifdef RUNG_API_HAVE_ONNX
@@ -103,6 +115,7 @@ Result<OnnxImported> import_onnx(const Source& model, const OnnxImportOptions& o
   LoadOptions lo;
   lo.max_weight_bytes = options.max_weight_bytes;
   lo.dims = options.dims;
+  lo.bind = options.bind;
   auto m = Module::load(model, lo);
   if (!m) return Result<OnnxImported>(m.diagnostics());
   const Module::Impl& impl = m->impl();

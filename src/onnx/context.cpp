@@ -1,6 +1,11 @@
 #include "onnx/context.h"
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "base/check.h"
+#include "onnx/place.h"
 #include "ops/evaluate.h"
 #include "ops/registry.h"
 #include "ops/typing.h"
@@ -126,9 +131,15 @@ std::optional<std::vector<Value>> NodeCtx::op_multi(const char* name, std::vecto
     return out;
   }
   std::vector<ValueRef> refs;
-  for (const auto& v : inputs) refs.push_back(c_.ref_of(v));
+  std::vector<std::string> from;
+  for (const auto& v : inputs) {
+    refs.push_back(c_.ref_of(v));
+    from.insert(from.end(), v.from.begin(), v.from.end());
+  }
+  std::sort(from.begin(), from.end());
+  from.erase(std::unique(from.begin(), from.end()), from.end());
   auto outs = c_.b.op_multi(name, refs, typed->results, typed->attrs.map());
-  for (std::size_t i = 0; i < outs.size(); ++i) out.push_back(Value{typed->results[i], outs[i], nullptr});
+  for (std::size_t i = 0; i < outs.size(); ++i) out.push_back(Value{typed->results[i], outs[i], nullptr, from});
   return out;
 }
 
@@ -156,8 +167,7 @@ Value NodeCtx::scalar(DType dt, double v) {
 std::optional<std::vector<std::int64_t>> NodeCtx::known_ints(const Value& v, const std::string& what) {
   constexpr std::uint64_t kMaxShapeLike = 1u << 16;
   if (!v.known) {
-    fail("I0012", what + " is computed at run time; rung needs it at import",
-         "shape-like operands (shapes, axes, pads, bounds) must be initializers, Constant nodes or foldable from them");
+    not_known(v, what);
     return std::nullopt;
   }
   const auto& t = *v.known;
@@ -183,7 +193,7 @@ std::optional<std::vector<std::int64_t>> NodeCtx::known_ints(const Value& v, con
 
 std::optional<std::vector<double>> NodeCtx::known_reals(const Value& v, const std::string& what) {
   if (!v.known) {
-    fail("I0012", what + " is computed at run time; rung needs it at import");
+    not_known(v, what);
     return std::nullopt;
   }
   const auto& t = *v.known;
@@ -196,12 +206,31 @@ std::optional<std::vector<double>> NodeCtx::known_reals(const Value& v, const st
   return out;
 }
 
+bool NodeCtx::not_known(const Value& v, const std::string& what) {
+  const char* kinds = "shape-like operands (shapes, axes, pads, bounds) must be initializers, Constant nodes or foldable from them";
+  if (v.from.empty()) return fail("I0012", what + " is computed at run time; rung needs it at import", kinds);
+  std::string names;
+  for (const auto& n : v.from) names += (names.empty() ? "" : ", ") + quoted(n);
+  auto& d = c_.diags.error("I0012", place_ + ": " + what + " is computed at run time from the graph input" +
+                                        (v.from.size() > 1 ? "s " : " ") + names + "; rung needs it at import");
+  d.note(kinds);
+  for (const auto& n : v.from) {
+    // The flag spelled with the name only when it is plain (a hostile name stays quoted above).
+    bool plain = !n.empty() && n.size() <= 120 && std::all_of(n.begin(), n.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || std::string_view("_.:/-").find(ch) != std::string_view::npos;
+    });
+    d.note("bind the graph input " + quoted(n) + " at import: --bind " + (plain ? n : std::string("NAME")) +
+           "=FILE.npy (Python: rung.load(..., bind={" + quoted(n) + ": array}))");
+  }
+  return false;
+}
+
 std::optional<std::vector<std::uint64_t>> NodeCtx::static_shape(const Value& v, const std::string& what) {
   std::vector<std::uint64_t> out;
   for (const auto& d : v.type.shape) {
     if (!d.is_static()) {
       fail("I0012", what + " has the symbolic dim " + d.name() + " (" + v.type.to_string() + "); this op needs static extents",
-           "bind the symbol to an extent when exporting (a fixed input shape)");
+           "bind the symbol to an extent at import (--dim " + d.name() + "=EXTENT) or when exporting (a fixed input shape)");
       return std::nullopt;
     }
     out.push_back(d.extent());

@@ -27,6 +27,9 @@ struct Value {
   TensorType type;
   std::optional<ValueRef> ref;                     // made on first use when the value is known
   std::shared_ptr<const ops::HostTensor> known;    // the value, when known at import
+  // The graph inputs a run-time value is computed from (sorted, no repeats): what I0012 tells
+  // the user to bind when a shape-like operand is one of these.
+  std::vector<std::string> from;
 
   std::size_t rank() const { return type.rank(); }
 };
@@ -88,6 +91,10 @@ class NodeCtx {
   // The integer elements of a value known at import (I0012 naming `what` when it is not).
   std::optional<std::vector<std::int64_t>> known_ints(const Value& v, const std::string& what);
   std::optional<std::vector<double>> known_reals(const Value& v, const std::string& what);
+  // I0012 for a shape-like operand `what` that is not known at import, naming the graph
+  // inputs it is computed from (each as `bind the graph input "NAME" at import: --bind ...`,
+  // a phrase the node-test runner reads). Returns false.
+  bool not_known(const Value& v, const std::string& what);
   // A static shape (I0012 when a dim is symbolic).
   std::optional<std::vector<std::uint64_t>> static_shape(const Value& v, const std::string& what);
   // The axis `a` of a rank-`rank` value, negative counting from the end (I0005 when outside).

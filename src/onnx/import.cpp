@@ -2,6 +2,7 @@
 // (structure.h) -> initializers read and checked (tensor_data.h) -> the ONNX checker and
 // shape inference, advisory (advisory.h) -> one handler per node (handlers.h) -> the graph's
 // outputs checked against their declared types -> one exported region `main`.
+#include <map>
 #include <set>
 
 #include "base/check.h"
@@ -96,12 +97,16 @@ class Import {
 
   Dim bound(const std::string& symbol) {
     auto it = c_.options.bound_dims.find(symbol);
-    if (it == c_.options.bound_dims.end()) return Dim::symbol(symbol);
-    used_.insert(symbol);
-    return Dim::fixed(it->second);
+    if (it != c_.options.bound_dims.end()) {
+      used_.insert(symbol);
+      return Dim::fixed(it->second);
+    }
+    if (auto l = learned_.find(symbol); l != learned_.end()) return Dim::fixed(l->second);
+    return Dim::symbol(symbol);
   }
 
   bool inputs(std::vector<ValueRef>& params) {
+    if (!bound_inputs()) return false;
     for (int i = 0; i < g_.input_size(); ++i) {
       const auto& v = g_.input(i);
       // An input that repeats an initializer's name keeps the initializer's value (see docs/onnx.md).
@@ -109,10 +114,93 @@ class Import {
       TensorType t = type_of(v);
       ValueRef r = c_.b.param(v.name(), static_cast<std::int64_t>(params.size()), t);
       params.push_back(r);
-      c_.values[v.name()] = Value{std::move(t), r, nullptr};
+      c_.values[v.name()] = Value{std::move(t), r, nullptr, {v.name()}};
     }
     for (const auto& [name, extent] : c_.options.bound_dims)
       if (!used_.count(name)) d_.warning("I0012", "--dim " + name + "=" + std::to_string(extent) + " names no symbolic dim of the graph's inputs");
+    return true;
+  }
+
+  // `--bind NAME=FILE.npy`: each bound graph input becomes a known value (a constant) before
+  // the other inputs are made parameters; the symbols its declared dims use take the bound
+  // tensor's extents, for every input that uses them.
+  bool bound_inputs() {
+    std::set<std::string> seen;
+    for (const auto& [name, tensor] : c_.options.bound_inputs) {
+      std::string what = "--bind " + quoted(name);
+      if (!seen.insert(name).second) {
+        d_.error("I0013", what + ": the input is bound twice").note("bind each graph input once");
+        return false;
+      }
+      int index = -1;
+      for (int i = 0; i < g_.input_size() && index < 0; ++i)
+        if (g_.input(i).name() == name) index = i;
+      if (index < 0) {
+        std::string names;
+        for (int i = 0; i < g_.input_size(); ++i)
+          if (!c_.values.count(g_.input(i).name())) names += (names.empty() ? "" : ", ") + quoted(g_.input(i).name());
+        d_.error("I0013", what + ": the graph has no input of that name")
+            .note("its inputs: " + (names.empty() ? std::string("none") : names));
+        return false;
+      }
+      std::string place = "graph.input[" + std::to_string(index) + "] " + quoted(name);
+      if (c_.values.count(name)) {
+        d_.error("I0013", what + ": " + place + " is also an initializer (its default value)")
+            .note("rung refuses to replace a model's own initializer; only inputs without one can be bound");
+        return false;
+      }
+      if (!agrees(g_.input(index), *tensor, what + " for " + place)) return false;
+      TensorType type = tensor->type();
+      c_.values[name] = Value{std::move(type), std::nullopt, tensor, {}};
+    }
+    return true;
+  }
+
+  // A bound tensor against its input's declared type: the dtype, the rank, each fixed extent,
+  // and one extent per symbol (recorded in learned_ for the other inputs).
+  bool agrees(const ::onnx::ValueInfoProto& v, const ops::HostTensor& t, const std::string& what) {
+    const auto& tt = v.type().tensor_type();
+    auto declared = dtype_of(tt.elem_type());
+    std::string want = declared ? std::string(dtype_info(*declared).name) : onnx_type_name(tt.elem_type());
+    if (!declared || *declared != t.dtype()) {
+      d_.error("I0011", what + ": the value is " + t.type().to_string() + ", the input is declared " + want);
+      return false;
+    }
+    if (!tt.has_shape()) return true;  // no shape declared: any extents
+    const auto& dims = tt.shape().dim();
+    auto shown = [&] {
+      std::string s = want + "[";
+      for (int i = 0; i < dims.size(); ++i)
+        s += (i ? ", " : "") + (dims[i].has_dim_value() ? std::to_string(dims[i].dim_value())
+                                                         : dims[i].dim_param().empty() ? std::string("?") : symbol_name(dims[i].dim_param()));
+      return s + "]";
+    };
+    if (static_cast<std::size_t>(dims.size()) != t.rank()) {
+      d_.error("I0011", what + ": the value is " + t.type().to_string() + ", the input is declared " + shown());
+      return false;
+    }
+    std::map<std::string, std::uint64_t> here;
+    for (int i = 0; i < dims.size(); ++i) {
+      std::uint64_t got = t.shape()[static_cast<std::size_t>(i)];
+      const auto& d = dims[i];
+      std::optional<std::uint64_t> expect;
+      std::string symbol = d.has_dim_param() && !d.dim_param().empty() ? symbol_name(d.dim_param()) : "";
+      if (d.has_dim_value()) expect = static_cast<std::uint64_t>(d.dim_value());
+      else if (!symbol.empty()) {
+        if (auto b = c_.options.bound_dims.find(symbol); b != c_.options.bound_dims.end()) {
+          expect = b->second;
+          used_.insert(symbol);
+        } else if (auto l = learned_.find(symbol); l != learned_.end()) expect = l->second;
+        else if (auto h = here.find(symbol); h != here.end()) expect = h->second;
+      }
+      if (expect && *expect != got) {
+        d_.error("I0011", what + ": the value is " + t.type().to_string() + ", the input is declared " + shown() +
+                              (d.has_dim_value() ? "" : " with " + symbol + " = " + std::to_string(*expect)));
+        return false;
+      }
+      if (!symbol.empty()) here[symbol] = got;
+    }
+    learned_.insert(here.begin(), here.end());
     return true;
   }
 
@@ -196,6 +284,7 @@ class Import {
   std::vector<std::pair<std::string, std::string>> produced_;  // node outputs and their nodes' places
   int fresh_ = 0;
   std::set<std::string> used_;  // the bound dims an input uses
+  std::map<std::string, std::uint64_t> learned_;  // symbols given extents by bound inputs
 };
 
 }  // namespace

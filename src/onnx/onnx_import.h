@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 
 #include "base/diagnostic.h"
 #include "ir/block/block.h"
+#include "ops/host_tensor.h"
 
 namespace rung::onnx_import {
 
@@ -42,6 +44,11 @@ struct Options {
   // Symbolic dims bound to extents at import (`--dim B=8`), by their rung names: shape
   // arithmetic over them then folds (a Reshape to [S, 2*B, 8] has no rung dim otherwise).
   std::map<std::string, std::uint64_t> bound_dims;
+  // Graph inputs bound to values at import (`--bind NAME=FILE.npy`), in the order given: each
+  // stops being a parameter and becomes a constant, so shape-like operands computed from it
+  // (Reshape's shape, Slice's starts, ...) fold. Checked against the declared inputs (I0013
+  // unknown, twice or an initializer; I0011 dtype or shape).
+  std::vector<std::pair<std::string, std::shared_ptr<const ops::HostTensor>>> bound_inputs;
 };
 
 // What the importer records about the model (the .keg's `onnx` section, rung/onnx.h).

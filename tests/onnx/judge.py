@@ -8,7 +8,8 @@ GOT (and OTHER): OUTDIR/<test>/test_data_set_N/output_K.npy, plus an optional OU
   {"status": "ran" | "refused" | "not attempted", "reason": ...}; any backend (onnxruntime, rung) writes this.
 Rule (onnx.backend.test's assert_similar_outputs with the node tests' rtol=1e-3, atol=1e-7): same dtype and
 shape, |got - want| <= atol + rtol*|want| elementwise, NaN where NaN, inf where inf of the same sign.
-Verdicts: pass, FAIL, refused, not attempted. Max ulp is taken only where |want| > atol (across zero ulps explode).
+Verdicts: pass, FAIL, refused, not attempted; `specialized` (status.json: graph inputs bound at import) is a mark
+on a test, counted beside the verdicts, never a verdict of its own. Max ulp is taken only where |want| > atol (across zero ulps explode).
 BFLOAT16 values are uint16 bit patterns in the .npy; the model's declared type says so.
 --peer: per output, whether GOT and OTHER are equal bit for bit, and how many tests both pass.
 """
@@ -123,6 +124,7 @@ def judge_test(suite, name, got_root):
     kinds = declared_outputs(os.path.join(d, "model.onnx"))
     r = {"verdict": None, "reason": None, "outputs": []}
     st = status_of(os.path.join(got_root, name))
+    r["specialized"] = bool(st and st.get("specialized"))
     if st is None:
         r.update(verdict="not attempted", reason="no output folder")
         return r
@@ -202,7 +204,9 @@ def main():
     tests = {n: judge_test(args.suite, n, args.got) for n in names}
     counts = {v: sum(1 for t in tests.values() if t["verdict"] == v) for v in VERDICTS}
     summary = {"tests": len(names), **counts, "pass_rate": counts["pass"] / len(names),
-               "exact": sum(1 for t in tests.values() if t.get("exact")), "rtol": RTOL, "atol": ATOL}
+               "exact": sum(1 for t in tests.values() if t.get("exact")), "rtol": RTOL, "atol": ATOL,
+               "specialized": sum(1 for t in tests.values() if t.get("specialized")),
+               "specialized_pass": sum(1 for t in tests.values() if t.get("specialized") and t["verdict"] == "pass")}
     if args.peer:
         peer = {n: judge_test(args.suite, n, args.peer) for n in names}
         eq = {n: bits_equal(args.got, args.peer, n, args.suite) for n in names}
@@ -227,10 +231,12 @@ def main():
             continue
         extra = f"  ulp {fmt(t.get('max_ulp'))} abs {fmt(t.get('max_abs'))}" if t["verdict"] in ("pass", "FAIL") else ""
         peer = f"  [peer {t['peer_verdict']}, bits {t['bits_equal_peer'] or '-'}]" if args.peer else ""
-        print(f"{t['verdict']:<14} {n}{extra}{peer}" + (f"\n{'':<15}{t['reason']}" if t["reason"] else ""))
+        mark = "  (specialized)" if t.get("specialized") else ""
+        print(f"{t['verdict']:<14} {n}{mark}{extra}{peer}" + (f"\n{'':<15}{t['reason']}" if t["reason"] else ""))
     print(f"\n{summary['pass']}/{summary['tests']} pass ({100 * summary['pass_rate']:.1f}%): "
           + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
-          + f"; {summary['exact']} passing tests equal the expected bits")
+          + f"; {summary['exact']} passing tests equal the expected bits"
+          + f"; {summary['specialized']} specialized (inputs bound at import), {summary['specialized_pass']} of them pass")
     if args.peer:
         p = summary["peer"]
         print(f"peer: {p['pass']} pass, both pass {p['both_pass']}; outputs equal bit for bit "

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # Writes tests/onnx/cases/NAME/{model.onnx, in_K.npy, out_K.npy}: one small model per
 # handler (and per opset form where the form changes), its inputs, and the outputs NumPy
-# computes for it (the expected values onnx_cases_test.cpp compares rung's against).
+# computes for it (the expected values onnx_cases_test.cpp compares rung's against). A graph
+# input meant to be bound at import (`--bind NAME=FILE.npy`) is stored as bind_NAME.npy.
 # Run with Debian's python3 (python3-onnx 1.12, numpy): /usr/bin/python3 make_cases.py
 # Fixed seeds: the same bytes on every run.
 import os
@@ -25,12 +26,16 @@ def r(*shape):
     return rng.standard_normal(shape).astype(F)
 
 
-def case(name, nodes, inputs, outputs, opset=17, inits=None, sym=None):
-    """inputs/outputs: lists of (name, array); inits: {name: array} become initializers."""
+def case(name, nodes, inputs, outputs, opset=17, inits=None, sym=None, bind=None, defaults=None):
+    """inputs/outputs: lists of (name, array); inits: {name: array} become initializers; bind:
+    {name: array}, graph inputs bound at import (after `inputs`); defaults: {name: array},
+    initializers also listed as graph inputs (their default values, as IR < 4 writes them)."""
     sym = sym or {}
+    bind, defaults = bind or {}, defaults or {}
     vi = lambda n, a: helper.make_tensor_value_info(n, ONNX_TYPE[a.dtype], sym.get(n, list(a.shape)))
-    g = helper.make_graph(nodes, name, [vi(n, a) for n, a in inputs], [vi(n, a) for n, a in outputs],
-                          [numpy_helper.from_array(np.asarray(v), k) for k, v in (inits or {}).items()])
+    graph_inputs = [vi(n, a) for n, a in inputs] + [vi(n, a) for n, a in bind.items()] + [vi(n, a) for n, a in defaults.items()]
+    g = helper.make_graph(nodes, name, graph_inputs, [vi(n, a) for n, a in outputs],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in {**(inits or {}), **defaults}.items()])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_cases.py",
                           producer_version="1")
     m.ir_version = 8
@@ -40,6 +45,8 @@ def case(name, nodes, inputs, outputs, opset=17, inits=None, sym=None):
     onnx.save(m, os.path.join(d, "model.onnx"))
     for k, (_, a) in enumerate(inputs):
         np.save(os.path.join(d, f"in_{k}.npy"), a)
+    for n, a in bind.items():
+        np.save(os.path.join(d, f"bind_{n}.npy"), a)
     for k, (_, a) in enumerate(outputs):
         np.save(os.path.join(d, f"out_{k}.npy"), np.array(a, order="C"))  # C order, rank kept
 
@@ -490,6 +497,13 @@ def main():
          [("y", xu[:, np.arange(4) // 2][:, :, (np.arange(4) / 1.5).astype(np.int64)])],
          inits={"sc": np.array([1.0, 2.0, 1.5], F)}, opset=10)
     window_cases()  # last: the cases above keep their random draws
+    # ---- graph inputs bound at import: shape-like operands fed as inputs (I0012 without --bind) ----
+    case("reshape_bound", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(4, 6))], bind={"s": np.array([4, -1], np.int64)})
+    # Slice's starts computed from a bound input (an Add folds once it is known), its ends from another.
+    case("slice_bound", [N("Add", ["st0", "one"], ["st"]), N("Slice", ["x", "st", "en"])], [("x", xs10)], [("y", xs10[1:3, 2:5])],
+         inits={"one": np.array([1, 1], np.int64)}, bind={"st0": np.array([0, 1], np.int64), "en": np.array([3, 5], np.int64)})
+    # An initializer also listed as a graph input: its value is the model's (binding it is I0013).
+    case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
 

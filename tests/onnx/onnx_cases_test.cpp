@@ -2,7 +2,8 @@
 // model, its inputs and the outputs NumPy computes; rung imports the model through the public
 // API, runs it on the reference and cpu backends in tier debug, and must give the same dtype,
 // shape and values (integers and bools exactly; floats within the node tests' rule, tightened
-// to rtol 1e-5: the decompositions follow the ONNX reference's order of operations).
+// to rtol 1e-5: the decompositions follow the ONNX reference's order of operations). A case's
+// bind_NAME.npy is bound to the graph input NAME at import (LoadOptions::bind).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,9 +58,30 @@ void expect_close(const Tensor& got, const Tensor& want, const std::string& what
 
 class OnnxCase : public ::testing::TestWithParam<std::string> {};
 
+// The case's bind_NAME.npy files as LoadOptions::bind.
+LoadOptions bindings_of(const fs::path& dir) {
+  LoadOptions lo;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("bind_", 0) == 0) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto t = Tensor::load_npy(f.string());
+    EXPECT_TRUE(t.ok()) << t.diagnostics().text();
+    if (t) lo.bind.emplace_back(f.stem().string().substr(5), *t);
+  }
+  return lo;
+}
+
+Tensor i64s(std::vector<std::int64_t> v) {
+  std::vector<std::uint8_t> bytes(v.size() * 8);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return *Tensor::from_bytes(DType::i64, {static_cast<std::int64_t>(v.size())}, std::move(bytes));
+}
+
 TEST_P(OnnxCase, MatchesNumpy) {
   fs::path dir = kCases / GetParam();
-  auto m = Module::load(Source::file((dir / "model.onnx").string()));
+  auto m = Module::load(Source::file((dir / "model.onnx").string()), bindings_of(dir));
   ASSERT_TRUE(m.ok()) << m.diagnostics().text();
   EXPECT_EQ(m->kind(), SourceKind::onnx);
   EXPECT_TRUE(m->declared_tier().empty());  // an ONNX model declares no determinism
@@ -132,6 +154,70 @@ TEST(OnnxImport, DimsBoundAtImportBecomeExtents) {
   auto bad = Module::load(Source::file((kCases / "symbolic_batch/model.onnx").string()), lo);
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(bad.diagnostics().contains("C0020")) << bad.diagnostics().text();
+}
+
+TEST(OnnxImport, BoundInputsAreConstantsNotParameters) {
+  auto m = Module::load(Source::file((kCases / "slice_bound/model.onnx").string()), bindings_of(kCases / "slice_bound"));
+  ASSERT_TRUE(m.ok()) << m.diagnostics().text();
+  auto f = m->functions();
+  ASSERT_EQ(f[0].params.size(), 1u);
+  EXPECT_EQ(f[0].params[0].name, "x");
+  EXPECT_EQ(f[0].results[0].type, "f32[2, 3]");
+}
+
+TEST(OnnxImport, AShapeOperandFromAGraphInputIsI0012NamingTheInputToBind) {
+  auto model = Source::file((kCases / "reshape_bound/model.onnx").string());
+  auto m = Module::load(model);
+  ASSERT_FALSE(m.ok());
+  const auto& all = m.diagnostics().messages();
+  auto it = std::find_if(all.begin(), all.end(), [](const Message& d) { return d.code == "I0012"; });
+  ASSERT_NE(it, all.end()) << m.diagnostics().text();
+  const Message& e = *it;
+  EXPECT_NE(e.text.find("graph.node[0] \"Reshape_0\""), std::string::npos) << e.text;
+  EXPECT_NE(e.text.find("computed at run time from the graph input \"s\""), std::string::npos) << e.text;
+  bool suggested = std::any_of(e.notes.begin(), e.notes.end(), [](const std::string& n) {
+    return n.rfind("bind the graph input \"s\" at import: --bind s=FILE.npy", 0) == 0;
+  });
+  EXPECT_TRUE(suggested) << m.diagnostics().text();
+  // Through an Add that cannot fold: the input it comes from is named, then the next one.
+  auto slice = Source::file((kCases / "slice_bound/model.onnx").string());
+  auto s = Module::load(slice);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.diagnostics().text().find("starts (input 1) is computed at run time from the graph input \"st0\""), std::string::npos)
+      << s.diagnostics().text();
+  LoadOptions lo;
+  lo.bind.emplace_back("st0", i64s({0, 1}));
+  auto half = Module::load(slice, lo);
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.diagnostics().text().find("ends (input 2) is computed at run time from the graph input \"en\""), std::string::npos)
+      << half.diagnostics().text();
+}
+
+TEST(OnnxImport, BindingsAreCheckedAgainstTheDeclaredInputs) {
+  auto model = Source::file((kCases / "reshape_bound/model.onnx").string());
+  auto refused = [&](std::vector<std::pair<std::string, Tensor>> bind, const char* code, const char* says) {
+    LoadOptions lo;
+    lo.bind = std::move(bind);
+    auto m = Module::load(model, lo);
+    ASSERT_FALSE(m.ok()) << says;
+    ASSERT_TRUE(m.diagnostics().contains(code)) << m.diagnostics().text();
+    EXPECT_NE(m.diagnostics().text().find(says), std::string::npos) << m.diagnostics().text();
+  };
+  refused({{"shape", i64s({4, -1})}}, "I0013", "--bind \"shape\": the graph has no input of that name");
+  refused({{"s", i64s({4, -1})}, {"s", i64s({4, -1})}}, "I0013", "the input is bound twice");
+  refused({{"s", i64s({4, -1, 1})}}, "I0011", "the value is i64[3], the input is declared i64[2]");
+  std::vector<std::uint8_t> f32(8);
+  refused({{"s", *Tensor::from_bytes(DType::f32, {2}, f32)}}, "I0011", "the value is f32[2], the input is declared i64");
+  // An initializer also listed as an input keeps the model's value.
+  LoadOptions lo;
+  lo.bind.emplace_back("s", i64s({4, 6}));
+  auto d = Module::load(Source::file((kCases / "reshape_default/model.onnx").string()), lo);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.diagnostics().text().find("graph.input[1] \"s\" is also an initializer"), std::string::npos) << d.diagnostics().text();
+  // --bind is for .onnx models only.
+  auto keg = Module::load(Source::text("m.rung", "module m;\n"), lo);
+  ASSERT_FALSE(keg.ok());
+  EXPECT_TRUE(keg.diagnostics().contains("C0020")) << keg.diagnostics().text();
 }
 
 TEST(OnnxImport, ImportWritesAKegWithProvenance) {

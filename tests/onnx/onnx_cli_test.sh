@@ -13,6 +13,9 @@ check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
 
 case_dir=$src/tests/onnx/cases/symbolic_batch
 cp "$case_dir/model.onnx" "$tmp/model.onnx"; cp "$case_dir/in_0.npy" "$tmp/x.npy"
+# A Reshape whose shape is the graph input s (for --bind and its block in docs/onnx.md).
+bound_dir=$src/tests/onnx/cases/reshape_bound
+cp "$bound_dir/model.onnx" "$tmp/reshape.onnx"; cp "$bound_dir/bind_s.npy" "$tmp/s.npy"; cp "$bound_dir/in_0.npy" "$tmp/x3.npy"
 cd "$tmp" || exit 1
 
 out=$("$rung" import model.onnx -o model.keg 2>&1); rc=$?
@@ -33,6 +36,24 @@ check "the op table of docs/onnx.md is --list-ops: $(diff <(echo "$want") <(echo
 err=$("$rung" import "$src/tests/onnx/hostile/I0008_dotdot_etc_passwd.onnx" -o bad.keg 2>&1); rc=$?
 check "a hostile model exits 1 with I0008 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0008\]" <<<"$err"'
 check "nothing is written for a hostile model" '[[ ! -e bad.keg ]]'
+
+# --bind: without it the shape input is I0012 naming the input and the flag; with it the input
+# is a constant (no longer an --arg) and the .onnx and its .keg run to the same bits.
+err=$("$rung" import reshape.onnx -o unbound.keg 2>&1); rc=$?
+check "an unbound shape input exits 1 with I0012 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0012\]" <<<"$err"'
+check "I0012 names the input and suggests --bind: $err" 'grep -q "bind the graph input \"s\" at import: --bind s=FILE.npy" <<<"$err"'
+out=$("$rung" import reshape.onnx -o reshape.keg --bind s=s.npy 2>&1); rc=$?
+check "rung import --bind exits 0 ($rc): $out" '[[ $rc == 0 && -s reshape.keg ]]'
+a=$("$rung" run reshape.onnx --tier debug --bind s=s.npy --arg x=x3.npy 2>&1 | grep "^output 0"); b=$("$rung" run reshape.keg --tier debug --arg x=x3.npy 2>&1 | grep "^output 0")
+check "run --bind and the bound .keg give the same output ($a | $b)" '[[ -n $a && $a == "$b" ]] && grep -q "y: f32\[4, 6\]" <<<"$a"'
+err=$("$rung" run reshape.keg --tier debug --arg x=x3.npy --arg s=s.npy 2>&1); rc=$?
+check "a bound input is no --arg of the .keg ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[C0014\]" <<<"$err"'
+err=$("$rung" import reshape.onnx -o bad.keg --bind s 2>&1); rc=$?
+check "a malformed --bind is C0020 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[C0020\]" <<<"$err" && [[ ! -e bad.keg ]]'
+err=$("$rung" import reshape.onnx -o bad.keg --bind shape=s.npy 2>&1); rc=$?
+check "--bind of no input is I0013 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0013\]" <<<"$err" && [[ ! -e bad.keg ]]'
+err=$("$rung" import reshape.onnx -o bad.keg --bind s=x3.npy 2>&1); rc=$?
+check "--bind of a wrong dtype is I0011 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0011\]" <<<"$err" && [[ ! -e bad.keg ]]'
 
 # docs/onnx.md: each ```sh block runs here and must exit 0.
 mkdir -p bin; ln -s "$rung" bin/rung

@@ -14,6 +14,7 @@ namespace {
 struct ImportArgs {
   std::string file;
   bool list_ops = false;
+  std::vector<std::string> binds;  // NAME=FILE.npy, read into o.bind
   OnnxImportOptions o;
 };
 
@@ -36,7 +37,15 @@ int run_import(const ImportArgs& a, const GlobalOptions& global) {
     std::fprintf(stderr, "rung import: MODEL is required (or --list-ops)\n");
     return kExitUsage;
   }
-  auto imported = import_onnx(Source::file(a.file), a.o);
+  OnnxImportOptions o = a.o;
+  Diagnostics bad;
+  for (const auto& spec : a.binds) {
+    auto b = onnx_binding(spec);
+    bad.append(b.diagnostics());
+    if (b) o.bind.push_back(std::move(*b));
+  }
+  if (bad.has_errors()) return report(bad, global);
+  auto imported = import_onnx(Source::file(a.file), o);
   if (imported) {
     std::string opsets;
     for (const auto& [domain, version] : imported->opsets) opsets += (opsets.empty() ? "" : ", ") + domain + " " + std::to_string(version);
@@ -55,6 +64,8 @@ RUNG_COMMAND("import", "Import an ONNX model (.onnx) and write it as a .keg file
                sub.add_option("-o,--output", a->o.output, "the .keg file to write (default: MODEL with .keg)");
                sub.add_option("--max-weights", a->o.max_weight_bytes, "the weights' byte budget (default 16 GiB; I0014 over it)");
                sub.add_option("--dim", a->o.dims, "bind a symbolic dim at import, NAME=EXTENT (repeatable): shape arithmetic over it folds");
+               sub.add_option("--bind", a->binds,
+                              "make a graph input a constant at import, NAME=FILE.npy (repeatable): shape-like operands computed from it fold");
                sub.add_flag("--list-ops", a->list_ops, "print the ONNX ops rung imports, with their opset ranges");
                return [a, &global] { return run_import(*a, global); };
              });

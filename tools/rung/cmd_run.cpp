@@ -6,6 +6,7 @@
 #include <iostream>
 #include <set>
 #include <nlohmann/json.hpp>
+#include <rung/onnx.h>
 #include <rung/rung.hpp>
 #include <rung/util.h>
 
@@ -22,6 +23,7 @@ struct RunArgs {
   std::string tier, tolerance;
   std::vector<std::string> args;
   std::vector<std::string> data_dirs;
+  std::vector<std::string> dims, binds;  // an .onnx model's, bound at import (LoadOptions)
   bool json = false;
   std::string receipts = "conform";  // require | conform | ignore
   std::uint64_t offload_threshold = 0;  // regions below this many input elements stay on the host
@@ -81,7 +83,15 @@ int run(const RunArgs& a, const GlobalOptions& global) {
   std::vector<Message> errors;  // the command line's own (C0014, C0003, L0008)
   CompileOptions co{opt(a.tier), opt(a.tolerance)};
   if (auto names = check_determinism_names({opt(a.tier), std::nullopt}); !names) return report(names.diagnostics(), global);
-  auto module = Module::load(Source::file(a.file));
+  LoadOptions lo;
+  lo.dims = a.dims;
+  for (const auto& spec : a.binds) {
+    auto b = onnx_binding(spec);
+    add(all, b.diagnostics());
+    if (b) lo.bind.push_back(std::move(*b));
+  }
+  if (all.has_errors()) return report(all, global);
+  auto module = Module::load(Source::file(a.file), lo);
   add(all, module.diagnostics());
   if (!module) return report(all, global);
   auto program = Program::compile(*module, co);
@@ -205,6 +215,10 @@ RUNG_COMMAND("run", "Execute a program and print its outputs' hashes (with --pri
                sub.add_option("--arg", a->args,
                               "an argument: NAME=FILE.npy, one per parameter; a struct's fields by name (p.w1=w1.npy)");
                // Checked by the command (C0012), not by CLI11, so that a wrong tier is a coded diagnostic.
+               sub.add_option("--dim", a->dims, "an .onnx model's symbolic dim bound at import, NAME=EXTENT (repeatable; as rung import)");
+               sub.add_option("--bind", a->binds,
+                              "an .onnx model's graph input made a constant at import, NAME=FILE.npy (repeatable; as rung import): "
+                              "it is no longer an --arg");
                sub.add_option("--tier", a->tier, "determinism tier: debug | prod | fast (required for .keg files)");
                sub.add_option("--tolerance", a->tolerance, "tolerance class: exact | tight | default | loose")
                    ->check(CLI::IsMember({"exact", "tight", "default", "loose"}));
