@@ -35,14 +35,16 @@ scripts/fetch-digits.sh "$stage/data/digits.csv"
 # The ONNX node tests and the PyTorch exports with their .npy (the GPU machine has no python3-onnx).
 /usr/bin/python3 scripts/onnx-node-data.py --npy -o "$build/onnx-node" >/dev/null
 /usr/bin/python3 tests/onnx/torch/export_models.py -o "$build/onnx-torch-stage" --no-ort >/dev/null
-tar cf - -C "$build/onnx-node" node | tar xf - -C "$stage/data"
-mv "$stage/data/node" "$stage/data/onnx-node"
-cp -r "$build/onnx-torch-stage/models" "$stage/data/onnx-torch"
+# Packed (thousands of small files): run.sh unpacks them as data/onnx-node and data/onnx-torch.
+absbuild=$(cd "$build" && pwd)
+tar cf - -C "$absbuild/onnx-node" --transform 's|^node|onnx-node|' node -C "$absbuild/onnx-torch-stage" --transform 's|^models|onnx-torch|' models |
+  xz -T0 -6 > "$stage/onnx-data.tar.xz"
 cat > "$stage/run.sh" <<'RUN'
 #!/usr/bin/env bash
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tar xJf "$here/bins.tar.xz" -C "$here/bin"
+tar xJf "$here/onnx-data.tar.xz" -C "$here/data"
 cd "$here/.."
 export RUNG_HOME=$(mktemp -d)
 scripts/gpu-check.sh "$here/bin" "$here/data" 2>&1 | tee "${OUT:-/tmp}/gpu-check.txt"

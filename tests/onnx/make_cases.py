@@ -470,6 +470,7 @@ def main():
     # ---- dynamic dims: a dim_param stays a symbol through the graph ------------------------------
     xd = r(5, 3)
     recurrent_cases()
+    index_and_rounding_cases()
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
@@ -506,6 +507,30 @@ def main():
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
+
+def index_and_rounding_cases():
+    """Floor, Ceil, Round, BitShift, GatherElements, CumSum (own generator: the cases above keep their bytes)."""
+    g = np.random.default_rng(191)
+    x = (4 * g.standard_normal((3, 4))).astype(F)
+    x[0, :4] = [0.5, -0.5, 2.5, -0.0]  # halves go to even; the sign of zero stays
+    case("floor", [N("Floor", ["x"])], [("x", x)], [("y", np.floor(x))])
+    case("ceil", [N("Ceil", ["x"])], [("x", x)], [("y", np.ceil(x))])
+    case("round", [N("Round", ["x"])], [("x", x)], [("y", np.round(x))])
+    a = np.array([1, 7, 255, 16], np.uint8)
+    sh = np.array([1, 2, 8, 3], np.uint8)
+    case("bitshift", [N("BitShift", ["a", "s"], direction="LEFT")], [("a", a), ("s", sh)],
+         [("y", np.where(sh < 8, (a.astype(np.uint32) << sh) & 0xFF, 0).astype(np.uint8))])
+    case("bitshift_right", [N("BitShift", ["a", "s"], direction="RIGHT")], [("a", a), ("s", sh)],
+         [("y", np.where(sh < 8, a >> np.minimum(sh, 7), 0).astype(np.uint8))])
+    d = g.standard_normal((3, 4)).astype(F)
+    idx = np.array([[0, -1, 2, 1], [3, 3, 0, -4]], np.int64)
+    case("gatherelements", [N("GatherElements", ["d", "i"], axis=1)], [("d", d), ("i", idx)],
+         [("y", np.take_along_axis(d[:2], idx % 4, axis=1))])
+    c = g.standard_normal((2, 5)).astype(F)
+    ex = np.concatenate([np.zeros((2, 1), F), np.cumsum(c[:, ::-1], axis=1, dtype=F)[:, :-1]], axis=1)[:, ::-1]
+    case("cumsum", [N("CumSum", ["c", "ax"])], [("c", c)], [("y", np.cumsum(c, axis=1, dtype=F))], inits={"ax": np.array(1, np.int64)})
+    case("cumsum_reverse_exclusive", [N("CumSum", ["c", "ax"], reverse=1, exclusive=1)], [("c", c)], [("y", ex)],
+         inits={"ax": np.array(-1, np.int32)})
 
 def recurrent_cases():
     """RNN, GRU and LSTM by the operator specification's equations, in NumPy (own generator: the

@@ -83,8 +83,8 @@ def main():
     save("I0003_ir_99", relu_model(ir=99))
     # I0004: no handler
     save("I0004_unknown_op", model([helper.make_node("FooBar", ["x"], ["y"], name="foo")], [f32("x", [2])], [f32("y", [2])]))
-    save("I0004_conv", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [f32("x", [1, 1, 3, 3])],
-                              [f32("y", [1, 1, 3, 3])], [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")]))
+    save("I0004_nonzero", model([helper.make_node("NonZero", ["x"], ["y"], name="nonzero")], [f32("x", [3])],
+                                 [helper.make_tensor_value_info("y", TensorProto.INT64, [1, None])]))
     m = model([helper.make_node("Scaler", ["x"], ["y"], name="scaler", domain="ai.onnx.ml")], [f32("x", [2])], [f32("y", [2])])
     m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 3))
     save("I0004_ml_domain", m)

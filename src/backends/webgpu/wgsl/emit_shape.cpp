@@ -338,6 +338,7 @@ std::optional<Program> emit_resize(const KernelArgs& a, std::string& error) {
   m.extra_code.push_back(f);
   m.value_fn = "fn value(i: u32) -> " + t + " { return level" + std::to_string(order.front()) + "(i, " + base + "); }\n";
   return map_program(a, m, error);
+}
 
 // gather_elements: the output has the indices' shape; its element i reads x at i's own
 // coordinate with the axis coordinate replaced by the index.
