@@ -3,6 +3,7 @@
 // g*(C/G) ... (g+1)*(C/G)-1, and each output element is ONE fma chain from b[m] (or +0):
 //   for c, kh, kw increasing: acc = fma(xp[n, c, oh*sh + kh*dh, ow*sw + kw*dw], w[m, c, kh, kw], acc)
 // over the zero-padded input xp (a padding tap is fma(+0, w, acc): a real step of the chain).
+#include "ops/compute_type.h"
 #include "ops/kernels_conv.h"
 
 #include "ops/numerics/ieee.h"
@@ -81,27 +82,9 @@ Window2 conv_window(const HostTensor& x, const HostTensor& w, const Attrs& a) { 
 
 namespace {
 
-template <typename T>
-T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>)
-    return t.raw<double>(i);
-  else
-    return t.load_f32(i);
-}
-template <typename T>
-void store(HostTensor& t, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>)
-    t.set_raw<double>(i, v);
-  else
-    t.store_f32(i, v);
-}
-template <typename T>
-T fma_t(T a, T b, T c) {
-  if constexpr (std::is_same_v<T, double>)
-    return num::fma_f64(a, b, c);
-  else
-    return num::fma_f32(a, b, c);
-}
+using compute::fma_t;
+using compute::load;
+using compute::store;
 
 template <typename T>
 void conv_typed(KernelContext& c) {

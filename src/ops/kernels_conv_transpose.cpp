@@ -4,6 +4,7 @@
 //   for c, kh, kw increasing: acc = fma(xu[n, g*(C/G) + c, oh + ph - kh*dh, ow + pw - kw*dw], w[.., m % (M/G), kh, kw], acc)
 // where xu is x spread out by the strides with zeros between and around: a tap that meets
 // no input element is fma(+0, w, acc), a real step of the chain (as conv's padding taps).
+#include "ops/compute_type.h"
 #include "ops/kernels_conv.h"
 
 #include "ops/numerics/ieee.h"
@@ -87,14 +88,8 @@ Window2 conv_transpose_window(const Extents& xs, const Extents& ws, const Attrs&
 
 namespace {
 
-template <typename T> T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>) return t.raw<double>(i);
-  else return t.load_f32(i);
-}
-template <typename T> T fma_t(T a, T b, T c) {
-  if constexpr (std::is_same_v<T, double>) return num::fma_f64(a, b, c);
-  else return num::fma_f32(a, b, c);
-}
+using compute::fma_t;
+using compute::load;
 
 template <typename T> void conv_transpose_typed(KernelContext& c) {
   const HostTensor &X = c.inputs[0], &W = c.inputs[1];

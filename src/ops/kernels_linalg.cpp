@@ -1,3 +1,4 @@
+#include "ops/compute_type.h"
 #include "ops/kernels_linalg.h"
 
 #include "ops/elementwise_driver.h"
@@ -70,10 +71,7 @@ T chain(const HostTensor& A, std::uint64_t a0, std::uint64_t astride, const Host
   }
 }
 
-template <typename T> void store(HostTensor& y, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) y.set_raw<double>(i, v);
-  else y.store_f32(i, v);
-}
+using compute::store;
 
 template <typename T> void matmul_typed(KernelContext& c) {
   const HostTensor& A = c.inputs[0];

@@ -6,6 +6,7 @@
 //   avg_pool: the canonical sum (§5) of the window's taps in (kh, kw) order, a tap outside
 //             the input contributing +0, divided once by the tap count (count_include_pad:
 //             the taps inside the padded input; otherwise those inside the input).
+#include "ops/compute_type.h"
 #include "ops/kernels_conv.h"
 #include "ops/pool_plane.h"
 #include "ops/shape_rules.h"
@@ -86,20 +87,8 @@ std::uint64_t avg_pool_count(const Window2& g, std::uint64_t oh, std::uint64_t o
 
 namespace {
 
-template <typename T>
-T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>)
-    return t.raw<double>(i);
-  else
-    return t.load_f32(i);
-}
-template <typename T>
-void store(HostTensor& t, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>)
-    t.set_raw<double>(i, v);
-  else
-    t.store_f32(i, v);
-}
+using compute::load;
+using compute::store;
 
 // Plane by plane in the compute type T (f16/bf16 widened exactly, rounded once at the output).
 template <typename T>

@@ -1,5 +1,6 @@
 // Reference kernels of the sparse family: CSR x dense (SpMM), CSR x vector (SpMV), CSR
 // from dense / COO and back to dense. Every kernel validates the CSR structure first.
+#include "ops/compute_type.h"
 #include "ops/kernels_sparse.h"
 
 #include <algorithm>
@@ -30,15 +31,8 @@ std::string check_entries(const Shape& indices, const Shape& values) {
   return {};
 }
 
-// Scalar type of the chain: double for f64, float otherwise (f16/bf16 widened exactly).
-template <typename T> T load(const HostTensor& t, std::uint64_t i) {
-  if constexpr (std::is_same_v<T, double>) return t.load_f64(i);
-  else return t.load_f32(i);
-}
-template <typename T> void store(HostTensor& t, std::uint64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) t.store_f64(i, v);
-  else t.store_f32(i, v);
-}
+using compute::load;
+using compute::store;
 
 // The row's fma chain over its stored entries in storage (= column) order, from +0:
 // the matmul chain with the absent (zero) terms skipped.
