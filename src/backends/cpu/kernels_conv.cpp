@@ -24,9 +24,12 @@ using ops::WindowAxis;
 // Column matrices held at once (bytes): images are processed in batches below this.
 constexpr std::uint64_t kColBudget = std::uint64_t{32} << 20;
 
-// col[(ci * KH + kh) * KW + kw][oh * OW + ow] = xp[c0 + ci, oh*sh + kh*dh, ow*sw + kw*dw].
-template <typename T>
-void im2col(const T* x, std::uint64_t Cg, const ops::Window2& g, T* col) {
+// The column matrix of a window op: col[(ci * KH + kh) * KW + kw][oh * OW + ow] = the input
+// element tap (kh, kw) of output (oh, ow) reads, or +0 where it reads none. `source(axis, o, k)`
+// is that element's index along the axis, -1 for none: conv's window position (im2col), or
+// conv_transpose's transposed source.
+template <typename T, typename Source>
+void window_cols(const T* x, std::uint64_t Cg, const ops::Window2& g, T* col, const Source& source) {
   const WindowAxis &ah = g.ax[0], &aw = g.ax[1];
   const std::uint64_t P = g.out_plane();
   for (std::uint64_t ci = 0; ci < Cg; ++ci)
@@ -35,19 +38,26 @@ void im2col(const T* x, std::uint64_t Cg, const ops::Window2& g, T* col) {
         T* row = col + ((ci * ah.k + kh) * aw.k + kw) * P;
         for (std::uint64_t oh = 0; oh < ah.out; ++oh) {
           T* dst = row + oh * aw.out;
-          std::int64_t ih = ah.at(oh, kh);
-          if (ih < 0 || ih >= static_cast<std::int64_t>(ah.in)) {
+          std::int64_t ih = source(ah, oh, kh);
+          if (ih < 0) {
             std::fill(dst, dst + aw.out, T(0));
             continue;
           }
           const T* src = x + (ci * ah.in + static_cast<std::uint64_t>(ih)) * aw.in;
           for (std::uint64_t ow = 0; ow < aw.out; ++ow) {
-            std::int64_t iw = aw.at(ow, kw);
-            dst[ow] = iw >= 0 && iw < static_cast<std::int64_t>(aw.in) ? src[iw] : T(0);
+            std::int64_t iw = source(aw, ow, kw);
+            dst[ow] = iw >= 0 ? src[iw] : T(0);
           }
         }
       }
 }
+
+// conv: xp[c0 + ci, oh*sh + kh*dh, ow*sw + kw*dw], -1 in the padding.
+std::int64_t conv_source(const WindowAxis& a, std::uint64_t o, std::uint64_t k) {
+  std::int64_t i = a.at(o, k);
+  return i >= 0 && i < static_cast<std::int64_t>(a.in) ? i : -1;
+}
+std::int64_t transposed_source(const WindowAxis& a, std::uint64_t o, std::uint64_t k) { return a.transposed_source(o, k); }
 
 // The GEMMs of both convs: per image n and group g, y[n, g] [Mg, P] continues from its bias
 // over K = Cg * taps columns: A (group g's [Mg, K] block at a + g*Mg*K) times the column
@@ -107,35 +117,9 @@ void conv_typed(CpuContext& c) {
   const T* bias = c.k.has_input(2) ? load_row<T>(c.k.inputs[2], 0, s.M, bb) : nullptr;
   T* y = out_row<T>(Y, 0, Y.numel(), by);
   conv_gemm(c, s, x, w, bias, y, [&](std::uint64_t n, std::uint64_t gi, T* col) {
-    im2col(x + (n * s.C + gi * s.Cg) * s.Pin, s.Cg, g, col);
+    window_cols(x + (n * s.C + gi * s.Cg) * s.Pin, s.Cg, g, col, conv_source);
   });
   store_row<T>(Y, 0, Y.numel(), y);
-}
-
-// conv_transpose's column matrix: col[(ci * KH + kh) * KW + kw][oh * OW + ow] = the input
-// element tap (kh, kw) of output (oh, ow) meets, or +0 where it meets none.
-template <typename T>
-void transposed_cols(const T* x, std::uint64_t Cg, const ops::Window2& g, T* col) {
-  const WindowAxis &ah = g.ax[0], &aw = g.ax[1];
-  const std::uint64_t P = g.out_plane();
-  for (std::uint64_t ci = 0; ci < Cg; ++ci)
-    for (std::uint64_t kh = 0; kh < ah.k; ++kh)
-      for (std::uint64_t kw = 0; kw < aw.k; ++kw) {
-        T* row = col + ((ci * ah.k + kh) * aw.k + kw) * P;
-        for (std::uint64_t oh = 0; oh < ah.out; ++oh) {
-          T* dst = row + oh * aw.out;
-          std::int64_t ih = ah.transposed_source(oh, kh);
-          if (ih < 0) {
-            std::fill(dst, dst + aw.out, T(0));
-            continue;
-          }
-          const T* src = x + (ci * ah.in + static_cast<std::uint64_t>(ih)) * aw.in;
-          for (std::uint64_t ow = 0; ow < aw.out; ++ow) {
-            std::int64_t iw = aw.transposed_source(ow, kw);
-            dst[ow] = iw >= 0 ? src[iw] : T(0);
-          }
-        }
-      }
 }
 
 template <typename T>
@@ -160,7 +144,7 @@ void conv_transpose_typed(CpuContext& c) {
   const T* bias = c.k.has_input(2) ? load_row<T>(c.k.inputs[2], 0, s.M, bb) : nullptr;
   T* y = out_row<T>(Y, 0, Y.numel(), by);
   conv_gemm(c, s, x, a.data(), bias, y, [&](std::uint64_t n, std::uint64_t gi, T* col) {
-    transposed_cols(x + (n * s.C + gi * s.Cg) * s.Pin, s.Cg, g, col);
+    window_cols(x + (n * s.C + gi * s.Cg) * s.Pin, s.Cg, g, col, transposed_source);
   });
   store_row<T>(Y, 0, Y.numel(), y);
 }
