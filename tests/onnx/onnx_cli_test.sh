@@ -55,6 +55,29 @@ check "--bind of no input is I0013 ($rc): $err" '[[ $rc == 1 ]] && grep -q "erro
 err=$("$rung" import reshape.onnx -o bad.keg --bind s=x3.npy 2>&1); rc=$?
 check "--bind of a wrong dtype is I0011 ($rc): $err" '[[ $rc == 1 ]] && grep -q "error\[I0011\]" <<<"$err" && [[ ! -e bad.keg ]]'
 
+# rung onnx-suite: a good test runs and its outputs are written; a garbage model and a truncated
+# .npy are refusals with their codes; a folder that cannot be written, an unknown backend and
+# a malformed --compare are errors, never a silent success.
+mkdir -p suite/good/test_data_set_0 suite/junk/test_data_set_0 suite/cut/test_data_set_0
+cp "$src/tests/onnx/cases/add/model.onnx" suite/good/; cp "$src/tests/onnx/cases/add/in_0.npy" suite/good/test_data_set_0/input_0.npy
+cp "$src/tests/onnx/cases/add/in_1.npy" suite/good/test_data_set_0/input_1.npy
+printf 'not a model' > suite/junk/model.onnx
+cp -r suite/good/. suite/cut/; head -c 30 "$src/tests/onnx/cases/add/in_0.npy" > suite/cut/test_data_set_0/input_0.npy
+out=$("$rung" onnx-suite suite --out suite-out 2>&1); rc=$?
+check "onnx-suite exits 0 on refusals ($rc): $out" '[[ $rc == 0 ]]'
+check "onnx-suite counts 1 ran, 2 refused: $out" 'grep -q "3 tests on cpu, tier debug: 1 ran, 2 refused" <<<"$out"'
+check "the garbage model is I0001: $out" 'grep -q "junk .*I0001" <<<"$out"'
+check "the truncated .npy is Y0002: $out" 'grep -q "cut .*Y0002" <<<"$out"'
+check "the good test's output is written" '[[ -s suite-out/good/test_data_set_0/output_0.npy && -s suite-out/good/status.json ]]'
+out=$("$rung" onnx-suite suite --compare reference,cpu 2>&1); rc=$?
+check "reference and cpu agree bit for bit ($rc): $out" '[[ $rc == 0 ]] && grep -q "1 of 1 outputs identical bit for bit, 0 tests differ" <<<"$out"'
+out=$("$rung" onnx-suite suite --out /proc/no-such-dir 2>&1); rc=$?
+check "an unwritable --out is C0003 ($rc): $out" '[[ $rc == 1 ]] && grep -q "C0003" <<<"$out"'
+out=$("$rung" onnx-suite suite --backend nope 2>&1); rc=$?
+check "an unknown backend is a usage error ($rc): $out" '[[ $rc == 2 ]]'
+out=$("$rung" onnx-suite suite --compare cpu 2>&1); rc=$?
+check "--compare needs two backends ($rc): $out" '[[ $rc == 2 ]]'
+
 # docs/onnx.md: each ```sh block runs here and must exit 0.
 mkdir -p bin; ln -s "$rung" bin/rung
 awk -v dir="$tmp" '/^```/ && inside { inside = 0; close(out); next }

@@ -125,11 +125,15 @@ std::string json_string(const std::string& s) {
 }
 
 bool write_outputs(const fs::path& out, const Ran& r, Diagnostics& diags) {
+  auto unwritable = [&](const fs::path& p, const std::string& why) {
+    diags.append(Diagnostics::error("C0003", "cannot write " + p.string() + ": " + why));
+    return false;
+  };
   std::error_code ec;
-  fs::create_directories(out, ec);
+  if (fs::create_directories(out, ec), ec) return unwritable(out, ec.message());
   for (std::size_t n = 0; n < r.sets.size(); ++n) {
     fs::path set = out / ("test_data_set_" + std::to_string(n));
-    fs::create_directories(set, ec);
+    if (fs::create_directories(set, ec), ec) return unwritable(set, ec.message());
     for (std::size_t k = 0; k < r.sets[n].size(); ++k) {
       const Tensor& t = r.sets[n][k];
       std::optional<Tensor> bits = t.dtype() == DType::bf16 ? retyped(t, DType::u16) : std::optional<Tensor>(t);
@@ -143,7 +147,8 @@ bool write_outputs(const fs::path& out, const Ran& r, Diagnostics& diags) {
   std::ofstream status(out / "status.json");
   status << "{\"status\": " << json_string(r.status) << ", \"stage\": " << json_string(r.stage)
          << ", \"reason\": " << json_string(r.reason) << "}\n";
-  return static_cast<bool>(status);
+  status.close();
+  return status ? true : unwritable(out / "status.json", "the write failed");
 }
 
 // How many outputs of two runs are equal bit for bit, of how many compared.
@@ -174,6 +179,15 @@ int run_suite(const SuiteArgs& a, const GlobalOptions& global) {
       return kExitUsage;
     }
     backends = {a.compare.substr(0, comma), a.compare.substr(comma + 1)};
+  }
+  for (const auto& b : backends) {  // an unknown backend is the caller's mistake, not 900 refusals
+    auto have = rung::backends();
+    if (std::none_of(have.begin(), have.end(), [&](const BackendInfo& i) { return i.name == b; })) {
+      std::string names;
+      for (const auto& i : have) names += (names.empty() ? "" : ", ") + i.name;
+      std::fprintf(stderr, "rung onnx-suite: backend `%s` is not in this build (%s)\n", b.c_str(), names.c_str());
+      return kExitUsage;
+    }
   }
   std::optional<std::regex> filter;
   if (!a.filter.empty()) {
