@@ -23,6 +23,7 @@ const std::vector<Handler>& handlers() {
     add_loss_handlers(h);
     add_trig_handlers(h);
     add_window_handlers(h);
+    add_spectral_handlers(h);
     add_einsum_handlers(h);
     add_index_handlers(h);
     add_linalg_handlers(h);

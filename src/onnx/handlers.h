@@ -34,6 +34,7 @@ void add_newops_handlers(std::vector<Handler>& h);
 void add_loss_handlers(std::vector<Handler>& h);
 void add_trig_handlers(std::vector<Handler>& h);
 void add_window_handlers(std::vector<Handler>& h);
+void add_spectral_handlers(std::vector<Handler>& h);
 void add_einsum_handlers(std::vector<Handler>& h);
 void add_index_handlers(std::vector<Handler>& h);
 void add_linalg_handlers(std::vector<Handler>& h);

@@ -498,6 +498,7 @@ def main():
          [("y", xu[:, np.arange(4) // 2][:, :, (np.arange(4) / 1.5).astype(np.int64)])],
          inits={"sc": np.array([1.0, 2.0, 1.5], F)}, opset=10)
     window_cases()  # last: the cases above keep their random draws
+    spectral_cases()
     # ---- graph inputs bound at import: shape-like operands fed as inputs (I0012 without --bind) ----
     case("reshape_bound", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(4, 6))], bind={"s": np.array([4, -1], np.int64)})
     # Slice's starts computed from a bound input (an Add folds once it is known), its ends from another.
@@ -506,6 +507,46 @@ def main():
     # An initializer also listed as a graph input: its value is the model's (binding it is I0013).
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
+
+
+def spectral_cases():
+    """DFT, STFT and MelWeightMatrix against numpy.fft in float64 (own generator)."""
+    g = np.random.default_rng(1917)
+
+    def stack(y):
+        return np.stack((y.real, y.imag), axis=-1)
+
+    xr = g.standard_normal((2, 8, 3, 1)).astype(F)
+    case("dft_real", [N("DFT", ["x"], axis=1)], [("x", xr)], [("y", stack(np.fft.fft(xr[..., 0].astype(np.float64), axis=1)).astype(F))])
+    case("dft_onesided_length", [N("DFT", ["x", "n"], axis=2, onesided=1)], [("x", xr)],
+         [("y", stack(np.fft.rfft(xr[..., 0].astype(np.float64), n=6, axis=2)).astype(F))], inits={"n": np.array(6, np.int64)})
+    xc = g.standard_normal((1, 3, 6, 2)).astype(F)
+    z = xc[..., 0].astype(np.float64) + 1j * xc[..., 1]
+    case("dft_inverse_complex", [N("DFT", ["x"], axis=2, inverse=1)], [("x", xc)], [("y", stack(np.fft.ifft(z, axis=2)).astype(F))])
+    sig = g.standard_normal((2, 20, 1)).astype(F)
+    win = np.hanning(8).astype(F)
+    frames = np.stack([sig[:, i * 4:i * 4 + 8, 0] * win for i in range(4)], axis=1).astype(np.float64)
+    case("stft_window", [N("STFT", ["s", "step", "w"])], [("s", sig), ("w", win)], [("y", stack(np.fft.rfft(frames, axis=2)).astype(F))],
+         inits={"step": np.array(4, np.int64)})
+    # MelWeightMatrix: its scalars known at import; the suite's formula (num_mel_bins + 2 points).
+    nb, nd, sr, lo, hi = 4, 32, 16000, 100.0, 7000.0
+    mel = lambda hz: 2595 * np.log10(1 + hz / 700)
+    pts = np.arange(nb + 2) * ((mel(hi) - mel(lo)) / (nb + 2)) + mel(lo)
+    f = np.floor((nd + 1) * (700 * (10 ** (pts / 2595) - 1)) / sr).astype(int)
+    w = np.zeros((nd // 2 + 1, nb))
+    for i in range(nb):
+        l, m, r_ = f[i], f[i + 1], f[i + 2]
+        if m == l:
+            w[m, i] = 1
+        else:
+            for j in range(l, m + 1):
+                w[j, i] = (j - l) / (m - l)
+        for j in range(m, r_):
+            w[j, i] = (r_ - j) / (r_ - m)
+    xm = g.standard_normal((nd // 2 + 1, nb)).astype(F)
+    case("melweightmatrix", [N("MelWeightMatrix", ["nb", "nd", "sr", "lo", "hi"], ["w"]), N("Add", ["w", "x"])], [("x", xm)],
+         [("y", (w.astype(F) + xm))], inits={"nb": np.array(nb, np.int32), "nd": np.array(nd, np.int32), "sr": np.array(sr, np.int32),
+                                            "lo": np.array(lo, F), "hi": np.array(hi, F)})
 
 
 def index_and_rounding_cases():
