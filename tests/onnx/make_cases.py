@@ -474,6 +474,12 @@ def main():
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
+    # A Reshape to [-1 -> batch, 8] (LeNet's flatten): the target keeps the symbol, which the
+    # run binds from x's extent (no random draw: the cases after it keep theirs).
+    xf = (np.arange(3 * 2 * 2 * 2, dtype=F) / 4 - 2).reshape(3, 2, 2, 2)
+    case("symbolic_batch_flatten", [N("Reshape", ["x", "s"], ["h"]), N("Relu", ["h"], ["y"])],
+         [("x", xf)], [("y", np.maximum(xf.reshape(3, 8), 0))],
+         inits={"s": np.array([-1, 8], np.int64)}, sym={"x": ["batch", 2, 2, 2], "y": ["batch", 8]})
     # ---- resize: scales, sizes and roi as initializers; ONNX 1.12's reference gives the values ---
     from onnx.backend.test.case.node.resize import interpolate_nd, linear_coeffs, cubic_coeffs, nearest_coeffs
     xr = r(1, 2, 4, 5)
