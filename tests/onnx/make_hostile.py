@@ -187,15 +187,15 @@ def control_hostile():
     m.opset_import.append(helper.make_opsetid("com.example", 1))
     save("I0004_custom_domain", m)
     save("I0005_lrn_size_negative", model([helper.make_node("LRN", ["x"], ["y"], name="lrn", size=-5)], [f32("x", [1, 3, 2])], [f32("y", [1, 3, 2])]))
-    save("I0005_lrn_size_huge", model([helper.make_node("LRN", ["x"], ["y"], name="lrn", size=2 ** 40)], [f32("x", [1, 3, 2])], [f32("y", [1, 3, 2])]))
-    tf = lambda name, **kw: save(name, model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], name="tfidf", **{
-        **dict(min_gram_length=1, max_gram_length=1, max_skip_count=0, mode="TF", ngram_counts=[0], ngram_indexes=[0, 1], pool_int64s=[3, 4]), **kw})],
+    save("I0005_lrn_rank1", model([helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3)], [f32("x", [3])], [f32("y", [3])]))
+    tf = lambda name, **kw: save(name, model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], name="tfidf", **{k: v for k, v in {
+        **dict(min_gram_length=1, max_gram_length=1, max_skip_count=0, mode="TF", ngram_counts=[0], ngram_indexes=[0, 1], pool_int64s=[3, 4]), **kw}.items() if v is not None})],
         [vi("x", TensorProto.INT64, [5])], [f32("y", [2])], opset=9))
     tf("I0005_tfidf_index_negative", ngram_indexes=[0, -1])
     tf("I0005_tfidf_index_huge", ngram_indexes=[0, 2 ** 50])
     tf("I0005_tfidf_counts_outside", ngram_counts=[0, 100])
     tf("I0005_tfidf_skip_negative", max_skip_count=-3)
-    tf("I0007_tfidf_pool_strings", pool_int64s=[], pool_strings=["a", "b"])
+    tf("I0007_tfidf_pool_strings", pool_int64s=None, pool_strings=["a", "b"])
 
 
 if __name__ == "__main__":
