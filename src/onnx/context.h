@@ -48,8 +48,8 @@ struct Converter {
   // The model's opset imports by domain ("" is ai.onnx): a subgraph's nodes pick their
   // handlers by these too.
   std::map<std::string, std::int64_t> opsets;
-  // Nodes imported from subgraph bodies so far (If, Loop and Scan import theirs once per
-  // iteration), against kMaxUnrolledNodes (subgraph.h).
+  // Nodes imported from subgraph bodies so far, plus one per body import (If, Loop and Scan
+  // import theirs once per iteration), against kMaxUnrolledNodes (subgraph.h).
   std::uint64_t unrolled_nodes = 0;
   // Known tensors already made const nodes. The entry holds the tensor, so its address cannot
   // be reused by another one while the import runs.

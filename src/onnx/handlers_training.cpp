@@ -133,9 +133,9 @@ bool momentum(NodeCtx& c) {
 }  // namespace
 
 void add_training_handlers(std::vector<Handler>& h) {
-  h.push_back({"Adagrad", 1, 1, adagrad, "div, mul, add, sqrt, sub (per tensor)", kTrainingDomain});
-  h.push_back({"Adam", 1, 1, adam, "mul, add, sqrt, pow, where, div, sub (per tensor)", kTrainingDomain});
-  h.push_back({"Momentum", 1, 1, momentum, "mul, add, where, sub (per tensor)", kTrainingDomain});
+  h.push_back({"Adagrad", 1, 1, adagrad, "(ai.onnx.preview.training) div, mul, add, sqrt, sub (per tensor)", kTrainingDomain});
+  h.push_back({"Adam", 1, 1, adam, "(ai.onnx.preview.training) mul, add, sqrt, pow, where, div, sub (per tensor)", kTrainingDomain});
+  h.push_back({"Momentum", 1, 1, momentum, "(ai.onnx.preview.training) mul, add, where, sub (per tensor)", kTrainingDomain});
 }
 
 }  // namespace rung::onnx_import

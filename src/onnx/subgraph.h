@@ -15,7 +15,7 @@
 namespace rung::onnx_import {
 
 inline constexpr std::uint64_t kMaxIterations = 4096;            // per Loop or Scan (I0002 above)
-inline constexpr std::uint64_t kMaxUnrolledNodes = 1u << 18;     // body nodes imported per model (I0002 above)
+inline constexpr std::uint64_t kMaxUnrolledNodes = 1u << 18;     // body nodes (+1 per body import) per model (I0002 above)
 
 // The opset of node `n`'s domain among the model's imports, or null (I0004 / I0003 reported
 // at `place`) when no handler can take it: the domain has none, the model imports no opset

@@ -166,6 +166,14 @@ def control_hostile():
     save("I0002_loop_trip_huge", model([loop(["m", "", "x"])], [f32("x", [2])], [f32("y", [2])], [i64("m", 10 ** 12)], opset=13))
     # no trip count and a condition that stays true: never ends
     save("I0002_loop_forever", model([loop(["", "c", "x"])], [f32("x", [2])], [f32("y", [2])], [b1("c", True)], opset=13))
+    # nested loops of 4000 steps each over an empty body: 16 million body imports, bounded in total
+    empty = helper.make_graph([], "empty", [vi("j", TensorProto.INT64, []), vi("c2", TensorProto.BOOL, []), f32("z", [2])],
+                              [vi("c2", TensorProto.BOOL, []), f32("z", [2])])
+    outer = helper.make_graph([helper.make_node("Loop", ["m", "", "y_in"], ["y_out"], body=empty)], "outer",
+                              [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), f32("y_in", [2])],
+                              [vi("c_in", TensorProto.BOOL, []), f32("y_out", [2])])
+    save("I0002_loop_nested_empty", model([helper.make_node("Loop", ["m", "", "x"], ["y"], name="loop", body=outer)], [f32("x", [2])],
+                                          [f32("y", [2])], [i64("m", 4000)], opset=13))
     save("I0005_loop_trip_negative", model([loop(["m", "", "x"])], [f32("x", [2])], [f32("y", [2])], [i64("m", -5)], opset=13))
     # a trip count and condition computed at run time
     save("I0012_loop_trip_runtime", model([loop(["m", "", "x"])], [f32("x", [2]), vi("m", TensorProto.INT64, [])], [f32("y", [2])], opset=13))
