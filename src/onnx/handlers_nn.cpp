@@ -93,9 +93,14 @@ bool batch_norm(NodeCtx& c) {  // (x - mean) / sqrt(var + eps) * scale + B
     if (c.want(i)) return c.fail("I0005", "output " + std::to_string(i) + (training ? " (the saved statistics, before opset 14)" : " (the running statistics) exists only in training"));
   if (x.rank() < 2) return c.fail("I0005", "the input must have a channel axis, got " + x.type.to_string());
   V scale = per_channel(c, c.in(1), x.rank()), bias = scale ? per_channel(c, c.in(2), x.rank()) : V{};
-  V mean = bias ? per_channel(c, c.in(3), x.rank()) : V{}, var = mean ? per_channel(c, c.in(4), x.rank()) : V{};
-  if (!var) return false;
-  if (training) {
+  if (!bias) return false;
+  V mean, var;
+  if (!training) {
+    mean = per_channel(c, c.in(3), x.rank());
+    var = mean ? per_channel(c, c.in(4), x.rank()) : V{};
+  } else {
+    for (std::size_t i : {3, 4})
+      if (c.in(i).rank() != 1) return c.fail("I0005", "a per-channel operand must be 1-D, got " + c.in(i).type.to_string());
     Ints axes{0};
     for (std::size_t i = 2; i < x.rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
     AttrMap over{{"axes", AttrValue(axes)}, {"keepdims", AttrValue(false)}};
@@ -119,8 +124,8 @@ bool batch_norm(NodeCtx& c) {  // (x - mean) / sqrt(var + eps) * scale + B
     }
     mean = per_channel(c, *bm, x.rank());
     var = mean ? per_channel(c, *bv, x.rank()) : V{};
-    if (!var) return false;
   }
+  if (!var) return false;
   V d = c.op("sub", {x, *mean});
   V ve = c.op("add", {*var, c.scalar(var->type.dtype, eps)});
   V sd = ve ? c.op("sqrt", {*ve}) : V{};
