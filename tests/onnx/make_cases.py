@@ -803,6 +803,27 @@ def control_cases():
     case("scan_reverse_axis1", [N("Scan", ["s0", "x"], ["s", "o"], body=sbody, num_scan_inputs=1, scan_input_axes=[1],
                                   scan_input_directions=[1], scan_output_axes=[-1])],
          [("s0", s0), ("x", xsc)], [("s", st), ("o", np.stack(outs, 1))], opset=11)
+    # An If inside a Loop body, its condition the body's own i < 2: the branch differs per iteration.
+    add_g = helper.make_graph([N("Add", ["acc", "xr"], ["a"])], "then", [], [vi("a", s=[3])])
+    sub_g = helper.make_graph([N("Sub", ["acc", "xr"], ["b"])], "else", [], [vi("b", s=[3])])
+    body3 = helper.make_graph(
+        [N("Gather", ["xs", "i"], ["xr"]), N("Less", ["i", "two_i"], ["lt"]), N("Identity", ["acc_in"], ["acc"]),
+         N("If", ["lt"], ["acc_out"], then_branch=add_g, else_branch=sub_g), N("Identity", ["c_in"], ["c_out"])],
+        "body", [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("acc_in", s=[3])],
+        [vi("c_out", TensorProto.BOOL, []), vi("acc_out", s=[3])])
+    case("loop_if_inside", [N("Loop", ["m", "", "y0"], ["y"], body=body3)], [("xs", xs), ("y0", y0)],
+         [("y", (y0 + xs[0] + xs[1] - xs[2] - xs[3]).astype(F))], inits={"m": i64(4), "two_i": i64(2)}, opset=13)
+    # Scan 9 with two scan inputs and a reversed scan output.
+    xa, xb2 = rr(3, 2), rr(3, 2)
+    sbody2 = helper.make_graph([N("Mul", ["a", "b"], ["ab"]), N("Add", ["s_in", "ab"], ["s_out"]), N("Identity", ["s_out"], ["o"])],
+                               "sbody2", [vi("s_in", s=[2]), vi("a", s=[2]), vi("b", s=[2])], [vi("s_out", s=[2]), vi("o", s=[2])])
+    st, outs = s0, []
+    for t in range(3):
+        st = st + xa[t] * xb2[t]
+        outs.append(st)
+    case("scan_two_inputs_reversed_output", [N("Scan", ["s0", "a", "b"], ["s", "o"], body=sbody2, num_scan_inputs=2,
+                                               scan_output_directions=[1])],
+         [("s0", s0), ("a", xa), ("b", xb2)], [("s", st), ("o", np.stack(outs[::-1]))], opset=16)
     # Scan 8: a batch of two, each scanned along axis 1 on its own.
     x8, s8 = rr(2, 3, 2), rr(2, 2)
     fin, o8 = [], []
