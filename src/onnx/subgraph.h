@@ -17,9 +17,9 @@ namespace rung::onnx_import {
 inline constexpr std::uint64_t kMaxIterations = 4096;            // per Loop or Scan (I0002 above)
 inline constexpr std::uint64_t kMaxUnrolledNodes = 1u << 18;     // body nodes (+1 per body import) per model (I0002 above)
 
-// The opset of node `n`'s domain among the model's imports, or null (I0004 / I0003 reported
-// at `place`) when no handler can take it: the domain has none, the model imports no opset
-// for it, or none covers the op at that opset.
+// The handler for node `n`, or null (reported at `place`) when none can take it: its domain
+// has no handlers (I0004), the model imports no opset for the domain (I0003), or no handler
+// covers the op at that opset (I0004).
 struct Handler;
 const Handler* handler_for(Converter& c, const ::onnx::NodeProto& n, const std::string& place);
 
