@@ -183,7 +183,7 @@ bool mod(NodeCtx& c) {
 // x = 1, +-1 for x = -1 (by the parity of e), and 0 otherwise, 0^e included (as rung's x / 0
 // is 0 for integers; ONNX Runtime's double pow gives inf and an undefined cast).
 V integer_power(NodeCtx& c, const Value& x, const Value& e, int bits) {
-  DType xt = x.type.dtype, et = e.type.dtype;
+  DType xt = x.type.dtype;
   bool is_signed = dtype_info(et).is_signed;
   V neg = is_signed ? c.op("lt", {e, k(c, e, 0)}) : V{};
   if (is_signed && !neg) return std::nullopt;
