@@ -184,7 +184,7 @@ bool mod(NodeCtx& c) {
 // is 0 for integers; ONNX Runtime's double pow gives inf and an undefined cast).
 V integer_power(NodeCtx& c, const Value& x, const Value& e, int bits) {
   DType xt = x.type.dtype;
-  bool is_signed = dtype_info(et).is_signed;
+  bool is_signed = dtype_info(e.type.dtype).is_signed;
   V neg = is_signed ? c.op("lt", {e, k(c, e, 0)}) : V{};
   if (is_signed && !neg) return std::nullopt;
   V rest = is_signed ? c.op("where", {*neg, k(c, e, 0), e}) : V{e};  // walk |e| only where e >= 0

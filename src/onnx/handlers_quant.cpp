@@ -100,19 +100,21 @@ V centered(NodeCtx& c, const Value& q, const V& zp, DType ct) {
 
 // ---- QuantizeLinear / DequantizeLinear ---------------------------------------------------
 
-// The axis scale / zero point run along (opset 13; before, both are per-tensor).
-std::optional<std::size_t> quant_axis(NodeCtx& c, const Value& x) {
-  std::int64_t a = c.opset() >= 13 ? c.attr_int("axis", 1) : 1;
-  if (c.attr_error()) return std::nullopt;
-  if (x.rank() == 0) return 0;  // only per-tensor operands fit a scalar x; per_axis says so
-  auto ax = c.axis(a, x.rank(), "axis");
-  if (!ax) return std::nullopt;
-  return static_cast<std::size_t>(*ax);
+// The axis a scale / zero point runs along (opset 13; before, both are per tensor). It is
+// resolved against x only for a per-axis operand: per tensor, ONNX ignores it.
+std::int64_t quant_axis(NodeCtx& c) { return c.opset() >= 13 ? c.attr_int("axis", 1) : 1; }
+
+bool per_tensor(const Value& v) {
+  auto n = v.type.element_count();
+  return v.rank() <= 1 && n && *n == 1;
 }
 
-V shaped(NodeCtx& c, const Value& v, const Value& x, std::size_t axis, const std::string& what) {
-  if (x.rank() == 0 || c.opset() < 13) return scalar_of(c, v, what);
-  return per_axis(c, v, x.rank(), axis, x.type.shape[axis], what);
+V shaped(NodeCtx& c, const Value& v, const Value& x, std::int64_t axis, const std::string& what) {
+  if (x.rank() == 0 || c.opset() < 13 || per_tensor(v)) return scalar_of(c, v, what);
+  auto ax = c.axis(axis, x.rank(), "axis");
+  if (!ax) return std::nullopt;
+  auto a = static_cast<std::size_t>(*ax);
+  return per_axis(c, v, x.rank(), a, x.type.shape[a], what);
 }
 
 bool quantize_linear(NodeCtx& c) {
@@ -124,10 +126,10 @@ bool quantize_linear(NodeCtx& c) {
   if (!check_scale(c, scale, "y_scale")) return false;
   DType qt = c.has(2) ? c.in(2).type.dtype : DType::u8;
   if (!is_q8(qt)) return c.fail("I0005", "y_zero_point must be uint8 or int8, got " + c.in(2).type.to_string());
-  auto axis = quant_axis(c, x);
-  if (!axis) return false;
-  V s = shaped(c, scale, x, *axis, "y_scale");
-  V zp = c.has(2) ? shaped(c, c.in(2), x, *axis, "y_zero_point") : V{};
+  std::int64_t axis = quant_axis(c);
+  if (c.attr_error()) return false;
+  V s = shaped(c, scale, x, axis, "y_scale");
+  V zp = c.has(2) && s ? shaped(c, c.in(2), x, axis, "y_zero_point") : V{};
   if (!s || (c.has(2) && !zp)) return false;
   V zf = zp ? cast_to(c, *zp, DType::f32) : V{};
   if (zp && !zf) return false;
@@ -143,10 +145,10 @@ bool dequantize_linear(NodeCtx& c) {  // (f32(x) - f32(zp)) * scale
   if (!check_scale(c, scale, "x_scale")) return false;
   if (c.has(2) && c.in(2).type.dtype != xt)
     return c.fail("I0005", "x_zero_point " + c.in(2).type.to_string() + " must have x's type " + std::string(dtype_name(xt)));
-  auto axis = quant_axis(c, x);
-  if (!axis) return false;
-  V s = shaped(c, scale, x, *axis, "x_scale");
-  V zp = c.has(2) ? shaped(c, c.in(2), x, *axis, "x_zero_point") : V{};
+  std::int64_t axis = quant_axis(c);
+  if (c.attr_error()) return false;
+  V s = shaped(c, scale, x, axis, "x_scale");
+  V zp = c.has(2) && s ? shaped(c, c.in(2), x, axis, "x_zero_point") : V{};
   if (!s || (c.has(2) && !zp)) return false;
   V d = centered(c, x, zp, DType::f32);
   return out0(c, d ? c.op("mul", {*d, *s}) : V{});

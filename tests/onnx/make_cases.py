@@ -523,7 +523,7 @@ def quant_cases():
         return np.clip(np.rint(x / s) + zp.astype(F), lo, hi).astype(qt)
 
     # Per tensor, uint8: halves (x / 2 = n + 0.5) go to even, both ends saturate.
-    x = np.concatenate([np.arange(-7, 8, dtype=F), [1000, -1000, 300.5, -0.0], (g.standard_normal(5) * 40).astype(F)])
+    x = np.concatenate([np.arange(-7, 8, dtype=F), [1000, -1000, 300.5, -0.0], (g.standard_normal(5) * 40).astype(F)]).astype(F)
     s, zp = np.array(2, F), np.array(100, U8)
     case("quantizelinear", [N("QuantizeLinear", ["x", "s", "zp"])], [("x", x), ("s", s), ("zp", zp)], [("y", quantize(x, s, zp, U8))])
     # Per axis (axis 1 of [2, 3, 4]), int8.
