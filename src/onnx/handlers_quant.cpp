@@ -305,7 +305,11 @@ std::optional<std::uint64_t> conv_reduction(NodeCtx& c, const Value& w) {
       return std::nullopt;
     }
     if (d.extent() == 0) return 0;
-    if (d.extent() > kMaxExactI32 || k * d.extent() > kMaxExactI32) return kMaxExactI32 + 1;  // refused by the caller
+    if (d.extent() > kMaxExactI32 || k * d.extent() > kMaxExactI32) {  // k <= 33025 here: no overflow
+      c.fail("I0005", "the weights " + w.type.to_string() + " reduce over more than " + std::to_string(kMaxExactI32) +
+                          " products: the exact int32 result is only guaranteed up to there (|x - x_zp| * |w - w_zp| <= 65025 each)");
+      return std::nullopt;
+    }
     k *= d.extent();
   }
   return k;
