@@ -640,8 +640,11 @@ def quant_cases():
          inits={"e": ef})
     # Float bases: an int8 exponent (always exact in f32), an int64 one bound at import.
     xf = np.array([1.5, -2.0, 0.5, 3.0, -1.0], F)
-    e8 = np.array([3, -2, 7, 0, 101], I8)
-    case("pow_float_int8", [N("Pow", ["x", "e"])], [("x", xf), ("e", e8)], [("y", np.power(xf.astype(np.float64), e8).astype(F))])
+    x8 = np.array([1.5, -2.0, 0.5, 3.0, -1.0, 0.0, -0.0, 2.0], F)
+    e8 = np.array([3, -2, 7, 0, 101, -2, -3, 127], I8)
+    with np.errstate(divide="ignore"):  # 0^-2 = inf, -0^-3 = -inf
+        y8 = np.power(x8.astype(np.float64), e8.astype(np.float64)).astype(F)
+    case("pow_float_int8", [N("Pow", ["x", "e"])], [("x", x8), ("e", e8)], [("y", y8)])
     e64 = np.array([2, 3, -4, 5, 7], np.int64)
     case("pow_float_int64_bound", [N("Pow", ["x", "e"])], [("x", xf)], [("y", np.power(xf.astype(np.float64), e64).astype(F))],
          bind={"e": e64})
