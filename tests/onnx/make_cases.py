@@ -593,12 +593,13 @@ def quant_cases():
     # QLinearConv with an int32 bias and a scale per output channel.
     xq = g.integers(0, 256, (1, 2, 4, 4)).astype(U8)
     wq = g.integers(0, 256, (3, 2, 2, 2)).astype(U8)
-    bq = np.array([1000, -70000, 2 ** 20], I32)
+    bq = np.array([1000, -70000, 2 ** 31 - 3000], I32)  # channel 2: acc + b leaves int32 and wraps
     sx, zx = np.array(0.05, F), np.array(120, U8)
     sw, zw = np.array([0.01, 0.002, 0.004], F), np.array([128, 100, 0], U8)
     sy2, zy2 = np.array(0.3, F), np.array(60, U8)
     acc = np_conv(xq.astype(np.float64) - 120, wq.astype(np.float64) - zw.reshape(3, 1, 1, 1), pads=[1, 1, 0, 0])
     acc = np.rint(acc) + bq.reshape(1, 3, 1, 1)
+    acc = (acc + 2 ** 31) % 2 ** 32 - 2 ** 31  # int32 wrap-around, as an int32 accumulator
     case("qlinearconv_bias_per_channel",
          [N("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"], pads=[1, 1, 0, 0])],
          [("x", xq), ("sx", sx), ("zx", zx), ("w", wq), ("sw", sw), ("zw", zw), ("sy", sy2), ("zy", zy2), ("b", bq)],
