@@ -19,7 +19,8 @@ rng = np.random.default_rng(19)
 F = np.float32
 ONNX_TYPE = {np.dtype(F): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE, np.dtype(np.int64): TensorProto.INT64,
              np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.uint8): TensorProto.UINT8,
-             np.dtype(np.float16): TensorProto.FLOAT16}
+             np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int8): TensorProto.INT8,
+             np.dtype(np.uint32): TensorProto.UINT32}
 
 
 def r(*shape):
@@ -507,6 +508,7 @@ def main():
          inits={"sc": np.array([1.0, 2.0, 1.5], F)}, opset=10)
     window_cases()  # last: the cases above keep their random draws
     spectral_cases()
+    quant_cases()
     # ---- graph inputs bound at import: shape-like operands fed as inputs (I0012 without --bind) ----
     case("reshape_bound", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(4, 6))], bind={"s": np.array([4, -1], np.int64)})
     # Slice's starts computed from a bound input (an Add folds once it is known), its ends from another.
@@ -517,6 +519,145 @@ def main():
     control_cases()
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
+
+
+def quant_cases():
+    """QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, the integer and QLinear products,
+    MaxPool on 8-bit integers, and Pow with integer operands (own generator)."""
+    g = np.random.default_rng(1913)
+    U8, I8, I32 = np.uint8, np.int8, np.int32
+
+    def quantize(x, s, zp, qt):
+        lo, hi = (-128, 127) if qt == I8 else (0, 255)
+        return np.clip(np.rint(x / s) + zp.astype(F), lo, hi).astype(qt)
+
+    # Per tensor, uint8: halves (x / 2 = n + 0.5) go to even, both ends saturate.
+    x = np.concatenate([np.arange(-7, 8, dtype=F), [1000, -1000, 300.5, -0.0], (g.standard_normal(5) * 40).astype(F)]).astype(F)
+    s, zp = np.array(2, F), np.array(100, U8)
+    case("quantizelinear", [N("QuantizeLinear", ["x", "s", "zp"])], [("x", x), ("s", s), ("zp", zp)], [("y", quantize(x, s, zp, U8))])
+    # Per axis (axis 1 of [2, 3, 4]), int8.
+    xa = (g.standard_normal((2, 3, 4)) * 60).astype(F)
+    sa, za = np.array([0.5, 1.25, 3.0], F), np.array([-3, 0, 120], I8)
+    case("quantizelinear_axis_int8", [N("QuantizeLinear", ["x", "s", "zp"], axis=-2)], [("x", xa), ("s", sa), ("zp", za)],
+         [("y", quantize(xa, sa.reshape(1, 3, 1), za.reshape(1, 3, 1), I8))])
+    # Opset 10: per tensor, no zero point (uint8, zp 0).
+    case("quantizelinear_10", [N("QuantizeLinear", ["x", "s"])], [("x", xa)], [("y", quantize(xa, F(0.75), np.zeros((), U8), U8))],
+         inits={"s": np.array(0.75, F)}, opset=10)
+    q8 = g.integers(-128, 128, (3, 2, 2)).astype(I8)
+    sd, zd = np.array([0.1, 2.0, 0.03], F), np.array([5, -128, 127], I8)
+    case("dequantizelinear_axis_int8", [N("DequantizeLinear", ["q", "s", "zp"], axis=0)], [("q", q8), ("s", sd), ("zp", zd)],
+         [("y", (q8.astype(F) - zd.reshape(3, 1, 1).astype(F)) * sd.reshape(3, 1, 1))])
+    q32 = np.array([0, 1, -7, 2 ** 24 + 1, -2 ** 31], I32)
+    case("dequantizelinear_int32", [N("DequantizeLinear", ["q", "s"])], [("q", q32)], [("y", q32.astype(F) * F(0.5))],
+         inits={"s": np.array(0.5, F)})
+    xd = (g.standard_normal((3, 5)) * 2).astype(F)
+    mn, mx = np.minimum(xd.min(), F(0)), np.maximum(xd.max(), F(0))
+    sc = (mx - mn) / F(255)
+    zq = np.rint(np.clip(F(0) - mn / sc, F(0), F(255)))
+    case("dynamicquantizelinear", [N("DynamicQuantizeLinear", ["x"], ["y", "s", "zp"])], [("x", xd)],
+         [("y", np.clip(np.rint(xd / sc) + zq, 0, 255).astype(U8)), ("s", np.array(sc, F)), ("zp", np.array(zq, U8))])
+
+    # MatMulInteger: uint8 A [2, 3, 5] with a zero point per row, int8 B [5, 4] with one per column.
+    A, B = g.integers(0, 256, (2, 3, 5)).astype(U8), g.integers(-128, 128, (5, 4)).astype(I8)
+    az, bz = g.integers(0, 256, 3).astype(U8), g.integers(-128, 128, 4).astype(I8)
+    ref = lambda a, za, b, zb: np.matmul(a.astype(np.int64) - za, b.astype(np.int64) - zb)
+    case("matmulinteger_per_row_col", [N("MatMulInteger", ["a", "b", "az", "bz"])], [("a", A), ("b", B), ("az", az), ("bz", bz)],
+         [("y", ref(A, az.reshape(3, 1), B, bz).astype(I32))])
+    # K = 300 (past the f32 bound, through f64), extreme values: |sum| near 300 * 65025.
+    A2 = np.full((2, 300), 255, U8)
+    A2[1, ::2] = 0
+    B2 = np.full((300, 3), -128, I8)
+    B2[:, 1] = 127
+    case("matmulinteger_long_k", [N("MatMulInteger", ["a", "b", "az", "bz"])], [("a", A2), ("b", B2)],
+         [("y", ref(A2, 0, B2, np.array([127, -128, 0])).astype(I32))],
+         inits={"az": np.array(0, U8), "bz": np.array([127, -128, 0], I8)})
+    # 1-D A, no zero points.
+    a1 = g.integers(0, 256, 5).astype(U8)
+    case("matmulinteger_1d", [N("MatMulInteger", ["a", "b"])], [("a", a1), ("b", B)], [("y", ref(a1, 0, B, 0).astype(I32))])
+
+    # ConvInteger: groups, strides, pads (padding counts as the zero point), a per-channel w zero point.
+    xc = g.integers(0, 256, (1, 4, 5, 5)).astype(U8)
+    wc = g.integers(-128, 128, (4, 2, 3, 3)).astype(I8)
+    xz, wz = np.array(7, U8), g.integers(-128, 128, 4).astype(I8)
+    conv_i = lambda x, xz, w, wz, **kw: np.rint(np_conv(x.astype(np.float64) - xz, w.astype(np.float64) - wz.reshape(-1, 1, 1, 1), **kw))
+    case("convinteger_group_pads", [N("ConvInteger", ["x", "w", "xz", "wz"], group=2, strides=[2, 1], pads=[1, 0, 1, 2])],
+         [("x", xc), ("w", wc), ("xz", xz), ("wz", wz)],
+         [("y", conv_i(xc, 7, wc, wz, group=2, strides=[2, 1], pads=[1, 0, 1, 2]).astype(I32))])
+    case("convinteger_1d", [N("ConvInteger", ["x", "w"])], [("x", xc[:, :, 0]), ("w", wc[:2, :, 0].repeat(2, axis=1))],
+         [("y", np.rint(np_conv(xc[:, :, 0].astype(np.float64), wc[:2, :, 0].repeat(2, axis=1).astype(np.float64))).astype(I32))])
+
+    # QLinearMatMul: int8 a, uint8 b with a scale per column; the reference's f64 requantization.
+    def requant(acc, s, zp):
+        lo, hi = (-128, 127) if zp.dtype == I8 else (0, 255)
+        return np.rint(np.clip(acc.astype(np.float64) * s.astype(np.float64) + zp.astype(np.float64), lo, hi)).astype(zp.dtype)
+
+    qa, qb = g.integers(-128, 128, (3, 6)).astype(I8), g.integers(0, 256, (6, 4)).astype(U8)
+    sa_, za_ = np.array(0.02, F), np.array(-5, I8)
+    sb_, zb_ = np.array([0.01, 0.003, 0.05, 0.02], F), np.array(128, U8)
+    sy_, zy_ = np.array(0.04, F), np.array(10, I8)
+    case("qlinearmatmul_int8_per_column",
+         [N("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"])],
+         [("a", qa), ("sa", sa_), ("za", za_), ("b", qb), ("sb", sb_), ("zb", zb_), ("sy", sy_), ("zy", zy_)],
+         [("y", requant(ref(qa, -5, qb, 128), (sa_ * sb_) / sy_, zy_))])
+    # QLinearConv with an int32 bias and a scale per output channel.
+    xq = g.integers(0, 256, (1, 2, 4, 4)).astype(U8)
+    wq = g.integers(0, 256, (3, 2, 2, 2)).astype(U8)
+    bq = np.array([1000, -70000, 2 ** 31 - 3000], I32)  # channel 2: acc + b leaves int32 and wraps
+    sx, zx = np.array(0.05, F), np.array(120, U8)
+    sw, zw = np.array([0.01, 0.002, 0.004], F), np.array([128, 100, 0], U8)
+    sy2, zy2 = np.array(0.3, F), np.array(60, U8)
+    acc = np_conv(xq.astype(np.float64) - 120, wq.astype(np.float64) - zw.reshape(3, 1, 1, 1), pads=[1, 1, 0, 0])
+    acc = np.rint(acc) + bq.reshape(1, 3, 1, 1)
+    acc = (acc + 2 ** 31) % 2 ** 32 - 2 ** 31  # int32 wrap-around, as an int32 accumulator
+    case("qlinearconv_bias_per_channel",
+         [N("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"], pads=[1, 1, 0, 0])],
+         [("x", xq), ("sx", sx), ("zx", zx), ("w", wq), ("sw", sw), ("zw", zw), ("sy", sy2), ("zy", zy2), ("b", bq)],
+         [("y", requant(acc, ((sx * sw) / sy2).reshape(1, 3, 1, 1), zy2))])
+
+    # MaxPool on uint8 and int8 (through an exact f32 cast).
+    for qt, name in ((U8, "maxpool_uint8"), (I8, "maxpool_int8")):
+        info = np.iinfo(qt)
+        xp = g.integers(info.min, info.max + 1, (1, 2, 5, 5)).astype(qt)
+        xp[0, 0, 0, 0] = info.max
+        yp, _ = np_pool(xp.astype(F), [3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        case(name, [N("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])], [("x", xp)], [("y", yp.astype(qt))])
+
+    # Pow with an integer base: exact, wrapping like numpy's integer power; a negative exponent
+    # gives trunc(1 / x^|e|) (1, +-1, else 0, 0^-e included: rung's definition).
+    def ipow(x, e, bits):
+        m = 1 << bits
+        out = []
+        for xv, ev in zip(np.broadcast_to(x, np.broadcast_shapes(x.shape, e.shape)).ravel(),
+                          np.broadcast_to(e, np.broadcast_shapes(x.shape, e.shape)).ravel()):
+            xv, ev = int(xv), int(ev)
+            if ev < 0:
+                v = 1 if xv == 1 else ((-1) ** (-ev) if xv == -1 else 0)
+            else:
+                v = pow(xv, ev, m)
+            v %= m
+            out.append(v - m if v >= m // 2 else v)
+        return np.array(out, np.int64).reshape(np.broadcast_shapes(x.shape, e.shape))
+
+    xb = np.array([2, -3, 7, 0, 1, -1, 5, -2, 3, 0, -1, 2], I32)
+    eb = np.array([10, 5, 0, 0, -4, -3, 20, 31, 40, -2, 1000001, -1], I32)
+    case("pow_int32_int32", [N("Pow", ["x", "e"])], [("x", xb), ("e", eb)], [("y", ipow(xb, eb, 32).astype(I32))])
+    xl = np.array([[3], [-7], [2]], np.int64)
+    el = np.array([0, 1, 63, 41], np.int64)
+    case("pow_int64_int64", [N("Pow", ["x", "e"])], [("x", xl), ("e", el)], [("y", ipow(xl, el, 64))])
+    # A known, integral float exponent of an integer base.
+    ef = np.array([3.0, 0.0, 12.0], F)
+    case("pow_int32_float_known", [N("Pow", ["x", "e"])], [("x", xb[:3])], [("y", ipow(xb[:3], ef.astype(np.int64), 32).astype(I32))],
+         inits={"e": ef})
+    # Float bases: an int8 exponent (always exact in f32), an int64 one bound at import.
+    xf = np.array([1.5, -2.0, 0.5, 3.0, -1.0], F)
+    x8 = np.array([1.5, -2.0, 0.5, 3.0, -1.0, 0.0, -0.0, 2.0], F)
+    e8 = np.array([3, -2, 7, 0, 101, -2, -3, 127], I8)
+    with np.errstate(divide="ignore"):  # 0^-2 = inf, -0^-3 = -inf
+        y8 = np.power(x8.astype(np.float64), e8.astype(np.float64)).astype(F)
+    case("pow_float_int8", [N("Pow", ["x", "e"])], [("x", x8), ("e", e8)], [("y", y8)])
+    e64 = np.array([2, 3, -4, 5, 7], np.int64)
+    case("pow_float_int64_bound", [N("Pow", ["x", "e"])], [("x", xf)], [("y", np.power(xf.astype(np.float64), e64).astype(F))],
+         bind={"e": e64})
 
 def spectral_cases():
     """DFT, STFT and MelWeightMatrix against numpy.fft in float64 (own generator)."""

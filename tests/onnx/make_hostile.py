@@ -150,6 +150,7 @@ def main():
     t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40])
     save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
     control_hostile()
+    quant_hostile()
     print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
 
 
@@ -204,6 +205,44 @@ def control_hostile():
     tf("I0005_tfidf_counts_outside", ngram_counts=[0, 100])
     tf("I0005_tfidf_skip_negative", max_skip_count=-3)
     tf("I0007_tfidf_pool_strings", pool_int64s=None, pool_strings=["a", "b"])
+
+
+def quant_hostile():
+    """The quantized and integer ops: reductions past the exact bound, malformed scales and zero
+    points, an out-of-range axis, an exponent Pow cannot apply exactly."""
+    t = lambda n, dt, s: helper.make_tensor_value_info(n, dt, s)
+    U8, I8, I32 = TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
+    # K = 40000 > 33025: the int32 result could overflow (and f32/f64 exactness is not claimed)
+    save("I0005_matmulinteger_k_40000", model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi")],
+                                              [t("a", U8, [1, 40000]), t("b", U8, [40000, 1])], [t("y", I32, [1, 1])], opset=10))
+    # C/group * kh * kw = 200 * 20 * 20 = 80000 > 33025
+    save("I0005_convinteger_reduction_80000", model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convi")],
+                                                    [t("x", U8, [1, 200, 20, 20]), t("w", U8, [1, 200, 20, 20])],
+                                                    [t("y", I32, [1, 1, 1, 1])], opset=10))
+    # weights whose dims multiply past 2^64 (checked, saturating)
+    save("I0005_convinteger_weights_2e60", model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convi")],
+                                                 [t("x", U8, [1, 2 ** 30, 2 ** 30, 1]), t("w", U8, [1, 2 ** 30, 2 ** 30, 1])],
+                                                 [t("y", I32, [1, 1, 1, 1])], opset=10))
+    # a 2-D scale
+    save("I0005_quantizelinear_scale_2d", model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")],
+                                                [f32("x", [2, 3]), f32("s", [2, 3]), t("z", U8, [])], [t("y", U8, [2, 3])], opset=13))
+    # axis outside the rank
+    save("I0005_quantizelinear_axis_9", model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", axis=9)],
+                                              [f32("x", [2, 3]), f32("s", [3]), t("z", U8, [3])], [t("y", U8, [2, 3])], opset=13))
+    # a per-axis zero point of the wrong length
+    save("I0005_dequantizelinear_zp_length", model([helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq")],
+                                                   [t("x", I8, [2, 3]), f32("s", [3]), t("z", I8, [5])], [f32("y", [2, 3])], opset=13))
+    # a zero point whose type is not its operand's
+    save("I0005_qlinearmatmul_zp_type",
+         model([helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"], name="qmm")],
+               [t("a", U8, [2, 2]), f32("sa", []), t("za", I8, []), t("b", U8, [2, 2]), f32("sb", []), t("zb", U8, []), f32("sy", []),
+                t("zy", U8, [])], [t("y", U8, [2, 2])], opset=10))
+    # an integer base with a non-integral exponent (no exact integer power)
+    save("I0005_pow_int_base_half", model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow")], [t("x", I32, [2])], [t("y", I32, [2])],
+                                          [numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "e")], opset=15))
+    # a float base with an int64 exponent computed at run time (exact in f32 only when known)
+    save("I0012_pow_runtime_int64_exponent", model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow")],
+                                                   [f32("x", [2]), t("e", TensorProto.INT64, [2])], [f32("y", [2])], opset=15))
 
 
 if __name__ == "__main__":
