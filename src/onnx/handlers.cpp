@@ -27,6 +27,8 @@ const std::vector<Handler>& handlers() {
     add_einsum_handlers(h);
     add_index_handlers(h);
     add_linalg_handlers(h);
+    add_scatter_handlers(h);
+    add_sample_handlers(h);
     std::sort(h.begin(), h.end(), [](const Handler& a, const Handler& b) {
       int c = std::strcmp(a.op_type, b.op_type);
       return c != 0 ? c < 0 : a.since < b.since;

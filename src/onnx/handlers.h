@@ -38,6 +38,8 @@ void add_spectral_handlers(std::vector<Handler>& h);
 void add_einsum_handlers(std::vector<Handler>& h);
 void add_index_handlers(std::vector<Handler>& h);
 void add_linalg_handlers(std::vector<Handler>& h);
+void add_scatter_handlers(std::vector<Handler>& h);
+void add_sample_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.
