@@ -399,6 +399,9 @@ bool top_k(NodeCtx& c) {
   if (k < 0 || static_cast<std::uint64_t>(k) > n)
     return c.fail("I0005", "k = " + std::to_string(k) + " is outside [0, " + std::to_string(n) + "]");
   if (n > 4096) return c.fail("I0005", "TopK over an axis of " + std::to_string(n) + " (rung ranks by n^2 compares: at most 4096)");
+  if (auto total = x.type.element_count(); total && *total > (std::uint64_t{1} << 28) / std::max<std::uint64_t>(n, 1))
+    return c.fail("I0005", "TopK of " + x.type.to_string() + " needs " + std::to_string(*total) + " x " + std::to_string(n) +
+                               " compares, past the 2^28 rung's ranking TopK expands");
   auto ku = static_cast<std::uint64_t>(k);
   // The axis last.
   Ints perm, inv(r);

@@ -679,7 +679,7 @@ def scatter_cases():
              [("y", grid_sample(xg, grid, mode, pad, align))], opset=16, bind={"g": grid})
 
     # RoiAlign (avg), as onnxruntime's RoiAlign: half_pixel and output_half_pixel, adaptive sampling.
-    def roi_align(x, rois, bidx, oh, ow, ratio, scale, half):
+    def roi_align(x, rois, bidx, oh, ow, ratio, scale, half, mode="avg"):
         _, c_, h, w = x.shape
         y = np.zeros((len(rois), c_, oh, ow), np.float64)
         for r, (roi, b) in enumerate(zip(rois.astype(np.float64), bidx)):
@@ -692,11 +692,12 @@ def scatter_cases():
             gh = ratio if ratio > 0 else int(np.ceil(rh / oh))
             gw = ratio if ratio > 0 else int(np.ceil(rw / ow))
             for ph, pw in np.ndindex(oh, ow):
-                acc = np.zeros(c_)
+                acc = np.zeros(c_) if mode == "avg" else np.full(c_, -np.inf)
                 for iy, ix in np.ndindex(gh, gw):
                     yy = sh + ph * bh + (iy + 0.5) * bh / gh
                     xx = sw + pw * bw + (ix + 0.5) * bw / gw
                     if yy < -1 or yy > h or xx < -1 or xx > w:
+                        acc = acc if mode == "avg" else np.maximum(acc, 0.0)  # onnxruntime: four zero-weight corners
                         continue
                     yy, xx = max(yy, 0.0), max(xx, 0.0)
                     yl, xl = int(yy), int(xx)
@@ -711,9 +712,11 @@ def scatter_cases():
                     else:
                         xh = xl + 1
                     ly, lx = yy - yl, xx - xl
-                    acc += ((1 - ly) * (1 - lx) * x[b, :, yl, xl] + (1 - ly) * lx * x[b, :, yl, xh] + ly * (1 - lx) * x[b, :, yh, xl]
-                            + ly * lx * x[b, :, yh, xh])
-                y[r, :, ph, pw] = acc / max(gh * gw, 1)
+                    corners = [(1 - ly) * (1 - lx) * x[b, :, yl, xl], (1 - ly) * lx * x[b, :, yl, xh], ly * (1 - lx) * x[b, :, yh, xl],
+                               ly * lx * x[b, :, yh, xh]]
+                    # max: the largest weighted corner, as onnxruntime's RoiAlign takes it
+                    acc = acc + sum(corners) if mode == "avg" else np.maximum(acc, np.max(corners, axis=0))
+                y[r, :, ph, pw] = acc / max(gh * gw, 1) if mode == "avg" else acc
         return y.astype(F)
 
     xr = g.standard_normal((2, 2, 6, 7)).astype(F)
@@ -723,6 +726,9 @@ def scatter_cases():
          [("x", xr)], [("y", roi_align(xr, rois, bidx, 3, 2, 2, 1.0, True))], opset=16, bind={"r": rois, "b": bidx})
     case("roialign_adaptive_10", [N("RoiAlign", ["x", "r", "b"], output_height=2, output_width=2, spatial_scale=0.5)],
          [("x", xr)], [("y", roi_align(xr, rois * 2, bidx, 2, 2, 0, 0.5, False))], opset=10, inits={"r": rois * 2, "b": bidx})
+    case("roialign_max", [N("RoiAlign", ["x", "r", "b"], mode="max", output_height=2, output_width=3, sampling_ratio=2,
+                            coordinate_transformation_mode="output_half_pixel")],
+         [("x", xr)], [("y", roi_align(xr, rois, bidx, 2, 3, 2, 1.0, False, "max"))], opset=16, inits={"r": rois, "b": bidx})
 
 
 def spectral_cases():
