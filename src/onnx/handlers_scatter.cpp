@@ -8,7 +8,8 @@
 // target's k-th update (gather, add or mul, where over a constant mask). TopK (k known) ranks
 // each element by counting the elements before it (larger, or equal at a lower index; NaN
 // above every number, as numpy sorts) and picks the ranks 0..k-1 with a one-hot sum of
-// indices and gather_elements: exact, O(n^2) compares along the axis.
+// indices and gather_elements: exact, O(n^2) compares along the axis. GatherND also takes
+// indices computed at run time (flat rows computed in the graph: gather_nd_runtime).
 #include <algorithm>
 
 #include "onnx/handlers.h"
@@ -226,15 +227,60 @@ bool scatter_nd(NodeCtx& c) {
   return apply_writes(c, data, upd, *count_of(*ds), *count_of(*us), writes, red);
 }
 
+// GatherND with indices computed at run time: each tuple's flat row in data viewed as
+// [prod(batch dims) * prod(indexed dims), rest...], negative entries wrapped; a tuple with an
+// entry outside its dim becomes row -1, which the gather refuses at run time (N0012), so no
+// tuple reads a neighbouring row.
+bool gather_nd_runtime(NodeCtx& c, const Value& data, const Value& idx, const U64s& ds, const U64s& is, std::size_t b,
+                       std::uint64_t m, const U64s& out) {
+  const std::size_t q = is.size();
+  std::uint64_t batch = 1, block = 1, rows;
+  for (std::size_t i = 0; i < b; ++i) batch *= ds[i];
+  for (std::size_t i = b; i < b + m; ++i) block *= ds[i];
+  rows = batch * block;  // <= the data's count, which is <= 2^22
+  Ints dims(m), strides(m);
+  for (std::uint64_t k = m; k-- > 0;) {
+    dims[k] = static_cast<std::int64_t>(ds[b + k]);
+    strides[k] = k + 1 == m ? 1 : strides[k + 1] * dims[k + 1];
+  }
+  Ints last_axis{static_cast<std::int64_t>(q - 1)};
+  Value dv = c.constant(ops::HostTensor::from_i64({m}, dims)), sv = c.constant(ops::HostTensor::from_i64({m}, strides));
+  V i64 = cast_to(c, idx, DType::i64);
+  V neg = i64 ? c.op("lt", {*i64, c.scalar(DType::i64, 0)}) : V{};
+  V plus = i64 ? c.op("add", {*i64, dv}) : V{};
+  V wrapped = neg && plus ? c.op("where", {*neg, *plus, *i64}) : V{};
+  V low = wrapped ? c.op("lt", {*wrapped, c.scalar(DType::i64, 0)}) : V{};
+  V high = wrapped ? c.op("ge", {*wrapped, dv}) : V{};
+  V bad = low && high ? c.op("logical_or", {*low, *high}) : V{};
+  V badn = bad ? cast_to(c, *bad, DType::i64) : V{};
+  V nbad = badn ? c.op("sum", {*badn}, {{"axes", AttrValue(last_axis)}, {"keepdims", AttrValue(false)}}) : V{};
+  V any = nbad ? c.op("gt", {*nbad, c.scalar(DType::i64, 0)}) : V{};
+  V scaled = wrapped ? c.op("mul", {*wrapped, sv}) : V{};
+  V row = scaled ? c.op("sum", {*scaled}, {{"axes", AttrValue(last_axis)}, {"keepdims", AttrValue(false)}}) : V{};
+  if (row && b > 0) {  // + the batch's first row: [is[:b], 1, ...] of bflat * block
+    U64s bs(is.begin(), is.begin() + static_cast<std::ptrdiff_t>(b));
+    bs.resize(q - 1, 1);
+    Ints off(batch);
+    for (std::uint64_t i = 0; i < batch; ++i) off[i] = static_cast<std::int64_t>(i * block);
+    row = c.op("add", {*row, c.constant(ops::HostTensor::from_i64(bs, off))});
+  }
+  V safe = row && any ? c.op("where", {*any, c.scalar(DType::i64, -1), *row}) : V{};
+  Shape view{Dim::fixed(rows)};
+  for (std::size_t i = b + m; i < ds.size(); ++i) view.push_back(Dim::fixed(ds[i]));
+  V dview = reshape_to(c, data, view);
+  V y = dview && safe ? c.op("gather", {*dview, *safe}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  return y && out0(c, reshape_to(c, *y, dims_of(out)));
+}
+
 bool gather_nd(NodeCtx& c) {
   if (!need(c, 2)) return false;
   const Value &data = c.in(0), &idx = c.in(1);
   std::int64_t b = c.opset() >= 12 ? c.attr_int("batch_dims", 0) : 0;
   if (c.attr_error()) return false;
   auto ds = table_shape(c, data, "the data");
-  auto iv = ds ? index_values(c, idx, "the indices (input 1)") : std::nullopt;
-  if (!iv) return false;
-  U64s is(idx.known->shape().begin(), idx.known->shape().end());
+  auto isv = ds ? c.static_shape(idx, "the indices") : std::nullopt;
+  if (!isv) return false;
+  const U64s& is = *isv;
   const std::size_t q = is.size(), r = ds->size();
   if (q < 1 || r < 1) return c.fail("I0005", "GatherND needs data and indices of rank 1 or more");
   if (b < 0 || static_cast<std::uint64_t>(b) >= std::min(q, r))
@@ -246,6 +292,11 @@ bool gather_nd(NodeCtx& c) {
     if (is[i] != (*ds)[i]) return c.fail("I0005", "the batch dims of indices " + shape_str(is) + " and data " + data.type.to_string() + " differ");
   U64s out(is.begin(), is.end() - 1);
   out.insert(out.end(), ds->begin() + static_cast<std::ptrdiff_t>(bb + m), ds->end());
+  if (idx.type.dtype != DType::i64 && idx.type.dtype != DType::i32)
+    return c.fail("I0005", "the indices must be int32 or int64, not " + idx.type.to_string());
+  if (!idx.known) return gather_nd_runtime(c, data, idx, *ds, is, bb, m, out);
+  auto iv = index_values(c, idx, "the indices (input 1)");
+  if (!iv) return false;
   auto n_out = count_of(out);
   if (!n_out) return c.fail("I0005", "the result " + shape_str(out) + " has more than 2^22 elements, past what rung expands at import");
   U64s dst = strides_of(*ds);
@@ -455,9 +506,9 @@ bool top_k(NodeCtx& c) {
 }  // namespace
 
 void add_scatter_handlers(std::vector<Handler>& h) {
-  const char* table = "gather from the flattened data with an index table built at import (the indices known)";
   const char* writes = "concat, gather (an index table built at import); add/mul: per round gather, add or mul, where";
-  h.push_back({"GatherND", 11, kMaxOpset, gather_nd, table});
+  h.push_back({"GatherND", 11, kMaxOpset, gather_nd,
+               "gather from the flattened data: an index table built at import (indices known), else cast, where, mul, sum (flat rows)"});
   h.push_back({"Compress", 9, kMaxOpset, compress, "gather (the condition known at import)"});
   h.push_back({"Scatter", 9, 10, scatter_elements, writes});
   h.push_back({"ScatterElements", 11, kMaxOpset, scatter_elements, writes});

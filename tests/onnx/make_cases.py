@@ -522,6 +522,12 @@ def scatter_cases():
     ib = np.array([[1], [3], [0]], I64)  # batch_dims 1: y[b] = d[b, ib[b, 0]]
     case("gathernd_batch_bound", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d)],
          [("y", np.stack([d[b, ib[b, 0]] for b in range(3)]))], opset=13, bind={"i": ib})
+    # ... indices computed at run time (a graph input): flat rows computed in the graph.
+    ir = np.array([[[1], [-2]], [[0], [3]], [[2], [2]]], I64)  # [3, 2, 1], batch_dims 1: y[b, j] = d[b, ir[b, j, 0]]
+    case("gathernd_runtime_batch", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d), ("i", ir)],
+         [("y", np.stack([d[b, ir[b, :, 0]] for b in range(3)]))], opset=13)
+    i1 = np.array([-1, 2], np.int32)
+    case("gathernd_runtime_scalar", [N("GatherND", ["d", "i"])], [("d", d), ("i", i1)], [("y", d[-1, 2])], opset=13)
     # Compress along an axis (a condition shorter than the axis), and flattened.
     x = g.standard_normal((3, 5)).astype(F)
     cond = np.array([True, False, True, True], np.bool_)
