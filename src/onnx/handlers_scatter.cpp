@@ -9,7 +9,9 @@
 // each element by counting the elements before it (larger, or equal at a lower index; NaN
 // above every number, as numpy sorts) and picks the ranks 0..k-1 with a one-hot sum of
 // indices and gather_elements: exact, O(n^2) compares along the axis. GatherND also takes
-// indices computed at run time (flat rows computed in the graph: gather_nd_runtime).
+// indices computed at run time (flat rows computed in the graph: gather_nd_runtime), and the
+// scatters without reduction too (the last write per element found by a one-hot compare:
+// runtime_last_writes); a scatter with add/mul needs its indices at import (I0012).
 #include <algorithm>
 
 #include "onnx/handlers.h"
@@ -155,6 +157,52 @@ bool apply_writes(NodeCtx& c, const Value& data, const Value& updates, std::uint
   return y && out0(c, reshape_to(c, *y, data.type.shape));
 }
 
+// Signed indices into an axis of extent `dim` (broadcast), negatives wrapped; `bad` gets
+// where the wrapped index is still outside [0, dim).
+V wrap_runtime(NodeCtx& c, const Value& i64, const Value& dim, V& bad) {
+  V neg = c.op("lt", {i64, c.scalar(DType::i64, 0)});
+  V plus = c.op("add", {i64, dim});
+  V wrapped = neg && plus ? c.op("where", {*neg, *plus, i64}) : V{};
+  V low = wrapped ? c.op("lt", {*wrapped, c.scalar(DType::i64, 0)}) : V{};
+  V high = wrapped ? c.op("ge", {*wrapped, dim}) : V{};
+  bad = low && high ? c.op("logical_or", {*low, *high}) : V{};
+  return bad ? wrapped : V{};
+}
+
+// A scatter without reduction whose flat targets `target` (any shape, the updates' element
+// order; -1 for an index outside its axis) are computed at run time: per data element the
+// last update naming it (a one-hot [n, u] compare and a max over update positions), else the
+// data. A -1 anywhere makes the closing gather's row -1, which gather refuses at run time.
+bool runtime_last_writes(NodeCtx& c, const Value& data, const Value& upd, const Value& target, std::uint64_t n, std::uint64_t u) {
+  if (upd.type.dtype != data.type.dtype)
+    return c.fail("I0005", "updates " + upd.type.to_string() + " and data " + data.type.to_string() + " differ in type");
+  if (u == 0 || n == 0) return out0(c, data);
+  if (n > (std::uint64_t{1} << 24) / u)
+    return c.fail("I0005", "a scatter of " + std::to_string(u) + " updates into " + std::to_string(n) +
+                               " elements with run-time indices compares u x n > 2^24 pairs (bind the indices at import)");
+  auto iota = [&](U64s shape, std::int64_t axis) {
+    return c.op("iota", {}, {{"shape", AttrValue(dims_of(shape))}, {"axis", AttrValue(axis)}, {"dtype", AttrValue(DType::i64)}});
+  };
+  V df = flat(c, data, n), uf = flat(c, upd, u);
+  V row = reshape_to(c, target, {Dim::fixed(1), Dim::fixed(u)});
+  V it = iota({n, 1}, 0), jp = iota({1, u}, 1);
+  V hit = row && it ? c.op("eq", {*it, *row}) : V{};
+  V cand = hit && jp ? c.op("where", {*hit, *jp, c.scalar(DType::i64, -1)}) : V{};
+  V last = cand ? c.op("max", {*cand}, {{"axes", AttrValue(Ints{1})}, {"keepdims", AttrValue(false)}}) : V{};
+  V has = last ? c.op("ge", {*last, c.scalar(DType::i64, 0)}) : V{};
+  V pick = last ? c.op("maximum", {*last, c.scalar(DType::i64, 0)}) : V{};
+  V g = pick && uf ? c.op("gather", {*uf, *pick}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  V y = g && has && df ? c.op("where", {*has, *g, *df}) : V{};
+  // Refuse an out-of-range index at run time: the identity rows, or row -1 when one is bad.
+  V tf = flat(c, target, u);
+  V low = tf ? c.op("min", {*tf}, {{"axes", AttrValue(Ints{0})}, {"keepdims", AttrValue(false)}}) : V{};
+  V any = low ? c.op("lt", {*low, c.scalar(DType::i64, 0)}) : V{};
+  V rows = iota({n}, 0);
+  V check = any && rows ? c.op("where", {*any, c.scalar(DType::i64, -1), *rows}) : V{};
+  V yc = y && check ? c.op("gather", {*y, *check}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  return yc && out0(c, reshape_to(c, *yc, data.type.shape));
+}
+
 std::string reduction_attr(NodeCtx& c) { return c.opset() >= 16 ? c.attr_string("reduction", "none") : "none"; }
 
 // Scatter (9-10) and ScatterElements (11-): y = data; y[p with p_axis = indices[p]] = updates[p].
@@ -167,15 +215,34 @@ bool scatter_elements(NodeCtx& c) {
   if (!ax || c.attr_error()) return false;
   auto ds = table_shape(c, data, "the data");
   auto us = ds ? table_shape(c, upd, "the updates") : std::nullopt;
-  auto iv = us ? index_values(c, idx, "the indices (input 1)") : std::nullopt;
-  if (!iv) return false;
-  U64s is(idx.known->shape().begin(), idx.known->shape().end());
+  auto isv = us ? c.static_shape(idx, "the indices") : std::nullopt;
+  if (!isv) return false;
+  const U64s& is = *isv;
   if (is != *us) return c.fail("I0005", "indices " + shape_str(is) + " and updates " + shape_str(*us) + " differ in shape");
   if (is.size() != ds->size()) return c.fail("I0005", "indices have rank " + std::to_string(is.size()) + ", data " + data.type.to_string());
   for (std::size_t d = 0; d < is.size(); ++d)
     if (static_cast<std::int64_t>(d) != *ax && is[d] > (*ds)[d])
       return c.fail("I0005", "indices " + shape_str(is) + " exceed data " + data.type.to_string() + " off the axis");
   U64s dst = strides_of(*ds), ist = strides_of(is);
+  if (!idx.known && red == "none" && (idx.type.dtype == DType::i64 || idx.type.dtype == DType::i32)) {
+    // Run-time indices: t = wrapped * stride(axis) + the element's own offset off the axis.
+    auto D = static_cast<std::int64_t>((*ds)[static_cast<std::size_t>(*ax)]);
+    Ints off(*count_of(is));
+    for (std::uint64_t p = 0; p < off.size(); ++p) {
+      std::uint64_t o = 0;
+      for (std::size_t d = 0; d < is.size(); ++d)
+        if (static_cast<std::int64_t>(d) != *ax) o += ((p / ist[d]) % is[d]) * dst[d];
+      off[p] = static_cast<std::int64_t>(o);
+    }
+    V i64 = cast_to(c, idx, DType::i64);
+    V bad, wrapped = i64 ? wrap_runtime(c, *i64, c.scalar(DType::i64, static_cast<double>(D)), bad) : V{};
+    V scaled = wrapped ? c.op("mul", {*wrapped, c.scalar(DType::i64, static_cast<double>(dst[static_cast<std::size_t>(*ax)]))}) : V{};
+    V t = scaled ? c.op("add", {*scaled, c.constant(ops::HostTensor::from_i64(is, off))}) : V{};
+    V safe = t && bad ? c.op("where", {*bad, c.scalar(DType::i64, -1), *t}) : V{};
+    return safe && runtime_last_writes(c, data, upd, *safe, *count_of(*ds), *count_of(*us));
+  }
+  auto iv = index_values(c, idx, red == "none" ? "the indices (input 1)" : "the indices (input 1) of a scatter with reduction " + red);
+  if (!iv) return false;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> writes;
   for (std::uint64_t p = 0; p < iv->size(); ++p) {
     std::uint64_t t = 0;
@@ -202,9 +269,9 @@ bool scatter_nd(NodeCtx& c) {
   if (c.attr_error()) return false;
   auto ds = table_shape(c, data, "the data");
   auto us = ds ? table_shape(c, upd, "the updates") : std::nullopt;
-  auto iv = us ? index_values(c, idx, "the indices (input 1)") : std::nullopt;
-  if (!iv) return false;
-  U64s is(idx.known->shape().begin(), idx.known->shape().end());
+  auto isv = us ? c.static_shape(idx, "the indices") : std::nullopt;
+  if (!isv) return false;
+  const U64s& is = *isv;
   if (is.empty()) return c.fail("I0005", "the indices must have rank 1 or more");
   std::uint64_t m = is.back();
   if (m < 1 || m > ds->size())
@@ -213,7 +280,27 @@ bool scatter_nd(NodeCtx& c) {
   want.insert(want.end(), ds->begin() + static_cast<std::ptrdiff_t>(m), ds->end());
   if (want != *us) return c.fail("I0005", "updates " + shape_str(*us) + " must have shape " + shape_str(want));
   U64s dst = strides_of(*ds);
-  std::uint64_t slice = m < ds->size() ? dst[m - 1] : 1, tuples = iv->size() / m;
+  std::uint64_t slice = m < ds->size() ? dst[m - 1] : 1;
+  if (!idx.known && red == "none" && (idx.type.dtype == DType::i64 || idx.type.dtype == DType::i32)) {
+    // Run-time indices: each tuple's first element t0 = sum wrapped * stride, then t0 + s per slice element.
+    Ints dims(m), strides(m), iota_s(slice);
+    for (std::uint64_t k = 0; k < m; ++k) dims[k] = static_cast<std::int64_t>((*ds)[k]), strides[k] = static_cast<std::int64_t>(dst[k]);
+    for (std::uint64_t k = 0; k < slice; ++k) iota_s[k] = static_cast<std::int64_t>(k);
+    Ints last_axis{static_cast<std::int64_t>(is.size() - 1)};
+    V i64 = cast_to(c, idx, DType::i64);
+    V bad, wrapped = i64 ? wrap_runtime(c, *i64, c.constant(ops::HostTensor::from_i64({m}, dims)), bad) : V{};
+    V scaled = wrapped ? c.op("mul", {*wrapped, c.constant(ops::HostTensor::from_i64({m}, strides))}) : V{};
+    V base = scaled ? c.op("sum", {*scaled}, {{"axes", AttrValue(last_axis)}, {"keepdims", AttrValue(true)}}) : V{};  // [..., 1]
+    V badi = bad ? cast_to(c, *bad, DType::i64) : V{};
+    V nbad = badi ? c.op("sum", {*badi}, {{"axes", AttrValue(last_axis)}, {"keepdims", AttrValue(true)}}) : V{};
+    V any = nbad ? c.op("gt", {*nbad, c.scalar(DType::i64, 0)}) : V{};
+    V t = base ? c.op("add", {*base, c.constant(ops::HostTensor::from_i64({slice}, iota_s))}) : V{};  // [..., slice]
+    V safe = t && any ? c.op("where", {*any, c.scalar(DType::i64, -1), *t}) : V{};
+    return safe && runtime_last_writes(c, data, upd, *safe, *count_of(*ds), *count_of(*us));
+  }
+  auto iv = index_values(c, idx, red == "none" ? "the indices (input 1)" : "the indices (input 1) of a scatter with reduction " + red);
+  if (!iv) return false;
+  std::uint64_t tuples = iv->size() / m;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> writes;
   for (std::uint64_t u = 0; u < tuples; ++u) {
     std::uint64_t base = 0;

@@ -555,6 +555,9 @@ def scatter_cases():
          [("y", scatter_el(data, idd, ud, 1, "add"))], opset=16, inits={"i": idd})
     case("scatterelements_mul_bound", [N("ScatterElements", ["d", "i", "u"], axis=1, reduction="mul")], [("d", data), ("u", ud)],
          [("y", scatter_el(data, idd, ud, 1, "mul"))], opset=16, bind={"i": idd})
+    # ... indices computed at run time (a graph input): the last write per element wins.
+    case("scatterelements_runtime", [N("ScatterElements", ["d", "i", "u"], axis=1)], [("d", data), ("i", idd), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1))], opset=13)
     case("scatter_10", [N("Scatter", ["d", "i", "u"], axis=1)], [("d", data), ("u", ud[:, :2])],
          [("y", scatter_el(data, np.array([[3, 0], [1, 2], [0, 0]], I64), ud[:, :2], 1))], opset=10,
          inits={"i": np.array([[3, 0], [1, 2], [0, 0]], I64)})
@@ -574,6 +577,12 @@ def scatter_cases():
     ua = g.standard_normal((3, 3, 2)).astype(F)
     case("scatternd_add_duplicates", [N("ScatterND", ["d", "i", "u"], reduction="add")], [("d", dn), ("u", ua)],
          [("y", scatter_nd(dn, ina, ua, "add"))], opset=16, inits={"i": ina})
+    case("scatternd_runtime", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", ina), ("u", ua)], [("y", scatter_nd(dn, ina, ua))],
+         opset=13)
+    inr = np.array([[[1, 2]], [[-1, 0]], [[1, -1]]], np.int32)
+    ur = g.standard_normal((3, 1, 2)).astype(F)
+    case("scatternd_runtime_elements", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", inr), ("u", ur)],
+         [("y", scatter_nd(dn, inr, ur))], opset=13)
     # MaxUnpool: the indices MaxPool gives (flat over the whole tensor), then a larger output_shape.
     xp = g.standard_normal((2, 2, 4, 4)).astype(F)
     pooled = np.zeros((2, 2, 2, 2), F)

@@ -83,8 +83,12 @@ def scatter_hostile():
     save("I0005_scatterelements_huge_data",
          model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [2 ** 31, 2 ** 20]), f32("u", [1, 1])],
                [f32("y", [2 ** 31, 2 ** 20])], [init("i", np.zeros((1, 1), np.int64))], opset=13))
-    save("I0012_scatterelements_runtime_indices",
-         model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [3]), i64("i", [1]), f32("u", [1])], [f32("y", [3])], opset=13))
+    save("I0012_scatterelements_add_runtime_indices",
+         model([node("ScatterElements", ["d", "i", "u"], reduction="add")], [f32("d", [3]), i64("i", [1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
+    save("I0005_scatternd_runtime_pairs_huge",
+         model([node("ScatterND", ["d", "i", "u"])], [f32("d", [4096, 4096]), i64("i", [4096, 1]), f32("u", [4096, 4096])],
+               [f32("y", [4096, 4096])], opset=13))
     save("I0005_gathernd_index_out_of_range",
          model([node("GatherND", ["d", "i"])], [f32("d", [2, 2])], [f32("y", [1])], [init("i", np.array([[0, 7]], np.int64))], opset=13))
     save("I0005_gathernd_batch_dims_huge",
