@@ -444,6 +444,53 @@ bool compress(NodeCtx& c) {
   return out0(c, c.op("gather", {src, table}, {{"axis", AttrValue(ax)}}));
 }
 
+// MaxUnpool with indices computed at run time, for windows that tile the input (strides =
+// kernel, no pads: MaxPool's windows then cover each default-output element once). Output
+// element e takes x at its window w(e) where indices[w(e)] names e (its flat position in the
+// default shape), else 0. Unless every index names an element of its own window (inside
+// output_shape), the hit count falls short and a closing gather of row -1 refuses the run.
+bool max_unpool_runtime(NodeCtx& c, const Value& x, const Value& idx, const U64s& xs, const Ints& ks, const U64s& def,
+                        const U64s& out) {
+  if (idx.type.shape != x.type.shape)
+    return c.fail("I0005", "the indices " + idx.type.to_string() + " must have the input's shape " + x.type.to_string());
+  const std::uint64_t n_x = *count_of(xs), n_out = *count_of(out);
+  U64s xst = strides_of(xs), dst = strides_of(def), ost = strides_of(out), win(n_out);
+  Ints odef(n_out);
+  for (std::uint64_t e = 0; e < n_out; ++e) {
+    std::uint64_t w = 0, o = 0;
+    bool inside = true;
+    for (std::size_t d = 0; d < out.size(); ++d) {
+      std::uint64_t at = (e / ost[d]) % out[d];
+      if (at >= def[d]) inside = false;
+      o += at * dst[d];
+      w += (d < 2 ? at : at / static_cast<std::uint64_t>(ks[d - 2])) * xst[d];
+    }
+    win[e] = inside ? w : n_x;  // n_x: the appended zero (and index -1)
+    odef[e] = inside ? static_cast<std::int64_t>(o) : -1;
+  }
+  auto zero1 = [&](DType dt, double v) { return reshape_to(c, c.scalar(dt, v), {Dim::fixed(1)}); };
+  V xf = flat(c, x, n_x), if_ = flat(c, idx, n_x);
+  V xz0 = zero1(x.type.dtype, 0), iz0 = zero1(DType::i64, -1);
+  V xz = xf && xz0 ? c.op("concat", {*xf, *xz0}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  V iz = if_ && iz0 ? c.op("concat", {*if_, *iz0}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  Value wt = table_const(c, win);
+  V gx = xz ? c.op("gather", {*xz, wt}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  V gi = iz ? c.op("gather", {*iz, wt}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  V hit = gi ? c.op("eq", {*gi, c.constant(ops::HostTensor::from_i64({n_out}, odef))}) : V{};
+  V y = hit && gx ? c.op("where", {*hit, *gx, c.scalar(x.type.dtype, 0)}) : V{};
+  // Hits at elements inside the default shape: one per input element when the indices are valid.
+  ops::HostTensor inside_t(DType::boolean, {n_out});
+  for (std::uint64_t e = 0; e < n_out; ++e) inside_t.store_bool(e, odef[e] >= 0);
+  V real = hit ? c.op("logical_and", {*hit, c.constant(std::move(inside_t))}) : V{};
+  V realn = real ? cast_to(c, *real, DType::i64) : V{};
+  V count = realn ? c.op("sum", {*realn}, {{"axes", AttrValue(Ints{0})}, {"keepdims", AttrValue(false)}}) : V{};
+  V ok = count ? c.op("eq", {*count, c.scalar(DType::i64, static_cast<double>(n_x))}) : V{};
+  V rows = c.op("iota", {}, {{"shape", AttrValue(Shape{Dim::fixed(n_out)})}, {"axis", AttrValue(std::int64_t{0})}, {"dtype", AttrValue(DType::i64)}});
+  V check = ok && rows ? c.op("where", {*ok, *rows, c.scalar(DType::i64, -1)}) : V{};
+  V yc = y && check ? c.op("gather", {*y, *check}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  return yc && out0(c, reshape_to(c, *yc, dims_of(out)));
+}
+
 // MaxUnpool: y = zeros of the output shape; y[at(indices[p])] = x[p], the indices flat over
 // the default output shape (as MaxPool made them), placed at the same coordinates of an
 // explicit output_shape (as the suite's data has them).
@@ -484,6 +531,10 @@ bool max_unpool(NodeCtx& c) {
     }
     if (out[0] != def[0] || out[1] != def[1]) return c.fail("I0005", "output_shape " + shape_str(out) + " must keep the input's N and C");
     if (!count_of(out)) return c.fail("I0005", "output_shape " + shape_str(out) + " has more than 2^22 elements");
+  }
+  if (!c.in(1).known) {
+    bool tiles = std::all_of(pd.begin(), pd.end(), [](std::int64_t v) { return v == 0; }) && strides == *ks;
+    if (tiles && c.in(1).type.dtype == DType::i64) return max_unpool_runtime(c, x, c.in(1), *xs, *ks, def, out);
   }
   auto iv = index_values(c, c.in(1), "the indices (input 1)");
   if (!iv) return false;
@@ -600,7 +651,8 @@ void add_scatter_handlers(std::vector<Handler>& h) {
   h.push_back({"Scatter", 9, 10, scatter_elements, writes});
   h.push_back({"ScatterElements", 11, kMaxOpset, scatter_elements, writes});
   h.push_back({"ScatterND", 11, kMaxOpset, scatter_nd, writes});
-  h.push_back({"MaxUnpool", 9, kMaxOpset, max_unpool, "concat with a zero, gather (the indices known at import)"});
+  h.push_back({"MaxUnpool", 9, kMaxOpset, max_unpool,
+               "concat with a zero, gather (indices known at import); run-time indices over tiling windows: gather, eq, where, sum (a check)"});
   h.push_back({"TopK", 1, kMaxOpset, top_k, "transpose, gt/lt, eq, ne, logical ops, sum (ranks), eq, where, sum, gather_elements (k known)"});
 }
 

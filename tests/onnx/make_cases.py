@@ -596,10 +596,14 @@ def scatter_cases():
     un4.reshape(-1)[pidx.reshape(-1)] = pooled.reshape(-1)
     case("maxunpool", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)], [("y", un4)], opset=11,
          inits={"i": pidx})
+    case("maxunpool_runtime", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled), ("i", pidx)],
+         [("y", un4)], opset=11)
     un5 = np.zeros((2, 2, 5, 6), F)
     un5[:, :, :4, :4] = un4
     case("maxunpool_output_shape_bound", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)],
          [("y", un5)], opset=11, bind={"i": pidx, "s": np.array([2, 2, 5, 6], I64)})
+    case("maxunpool_runtime_output_shape", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])],
+         [("x", pooled), ("i", pidx)], [("y", un5)], opset=11, inits={"s": np.array([2, 2, 5, 6], I64)})
 
     # TopK: ties go to the lower index; NaN above every number (numpy's sort order); -inf, -0.
     def topk(x, k, axis, largest):
