@@ -1,6 +1,7 @@
 // GridSample (opset 16, 4-D) and RoiAlign (10-): resampling at coordinates that come from
-// an operand (the grid, the rois and batch indices). Those must be known at import (a
-// constant or a graph input bound at import; I0012 names it otherwise). The importer then
+// an operand (the grid, the rois and batch indices). Those are known at import here (a
+// constant or a graph input bound at import; I0012 names it otherwise; a bilinear or nearest
+// GridSample without reflection also takes a run-time grid: grid_sample_runtime). The importer then
 // computes every tap, its source pixel and its weight, as the suite's references do (GridSample
 // as PyTorch's grid_sampler_2d, RoiAlign as onnxruntime's RoiAlign, both in the input's float
 // type), and the run-time part is a gather of pixel rows ([N*H*W, C] plus a zero row for
@@ -23,7 +24,7 @@ constexpr std::uint64_t kMaxTaps = 1u << 22;  // taps expanded at import (index 
 // y[l0, C, l1, l2] = reduce over t of w[l, t] * rows(x)[idx[l, t]]; rows(x) is x [N, C, H, W]
 // as [N*H*W, C] with a zero row at N*H*W. `w` empty: a plain pick (t = 1).
 V tap_sum(NodeCtx& c, const Value& x, const U64s& xs, const U64s& idx, const std::vector<double>& w, const U64s& lead,
-          std::uint64_t taps, const char* reduce) {
+          std::uint64_t taps, const char* reduce, bool in_order = false) {
   std::uint64_t pixels = xs[0] * xs[2] * xs[3];
   V moved = c.op("transpose", {x}, {{"perm", AttrValue(Ints{0, 2, 3, 1})}});
   V rows = moved ? reshape_to(c, *moved, {Dim::fixed(pixels), Dim::fixed(xs[1])}) : V{};
@@ -34,7 +35,18 @@ V tap_sum(NodeCtx& c, const Value& x, const U64s& xs, const U64s& idx, const std
   if (g && !w.empty()) g = c.op("mul", {*g, c.constant(ops::HostTensor::from_f64({w.size(), 1}, w, x.type.dtype))});
   Shape s{Dim::fixed(lead[0]), Dim::fixed(lead[1]), Dim::fixed(lead[2]), Dim::fixed(taps), Dim::fixed(xs[1])};
   V shaped = g ? reshape_to(c, *g, s) : V{};
-  V red = shaped ? c.op(reduce, {*shaped}, {{"axes", AttrValue(Ints{3})}, {"keepdims", AttrValue(false)}}) : V{};
+  V red;
+  if (in_order && shaped) {  // ((t0 + t1) + t2) + ...: the taps added in order, as a run-time grid adds them
+    for (std::uint64_t t = 0; t < taps; ++t) {
+      auto ti = static_cast<std::int64_t>(t);
+      V sl = c.op("slice", {*shaped}, {{"starts", AttrValue(Ints{ti})}, {"ends", AttrValue(Ints{ti + 1})}, {"axes", AttrValue(Ints{3})}});
+      red = !sl ? V{} : t == 0 ? sl : red ? c.op("add", {*red, *sl}) : V{};
+      if (!red) return std::nullopt;
+    }
+    red = reshape_to(c, *red, {s[0], s[1], s[2], s[4]});
+  } else if (shaped) {
+    red = c.op(reduce, {*shaped}, {{"axes", AttrValue(Ints{3})}, {"keepdims", AttrValue(false)}});
+  }
   return red ? c.op("transpose", {*red}, {{"perm", AttrValue(Ints{0, 3, 1, 2})}}) : V{};
 }
 
@@ -149,6 +161,81 @@ bool grid_taps(NodeCtx& c, const std::vector<T>& grid, const U64s& xs, const U64
   return true;
 }
 
+// GridSample with a grid computed at run time (bilinear or nearest; zeros or border padding):
+// the same coordinate arithmetic as grid_taps, as graph ops in the input's float type; each
+// tap's row index is computed (the zero row when it lies outside) and gathered, and the four
+// bilinear taps are added in PyTorch's order, nw + ne + sw + se.
+bool grid_sample_runtime(NodeCtx& c, const Value& x, const Value& grid, const U64s& xs, const std::string& mode, Pad pad, bool align) {
+  auto gsv = c.static_shape(grid, "the grid");
+  if (!gsv) return false;
+  const U64s& gs = *gsv;
+  if (gs.size() != 4 || gs[0] != xs[0] || gs[3] != 2 || grid.type.dtype != x.type.dtype)
+    return c.fail("I0005", "the grid must be [N, H_out, W_out, 2] of the input's N and type, got " + grid.type.to_string());
+  const DType dt = x.type.dtype;
+  const std::uint64_t n_b = xs[0], ch = xs[1], h = xs[2], wd = xs[3];
+  const Shape pts{Dim::fixed(gs[0]), Dim::fixed(gs[1]), Dim::fixed(gs[2])};
+  auto k = [&](double v) { return c.scalar(dt, v); };
+  auto bin = [&](const char* op, const V& a, const Value& b) -> V { return a ? c.op(op, {*a, b}) : V{}; };
+  auto comp = [&](std::int64_t i) -> V {
+    V sl = c.op("slice", {grid}, {{"starts", AttrValue(Ints{i})}, {"ends", AttrValue(Ints{i + 1})}, {"axes", AttrValue(Ints{3})}});
+    return sl ? reshape_to(c, *sl, pts) : V{};
+  };
+  auto coord = [&](V g, std::uint64_t size) -> V {
+    auto sz = static_cast<double>(size);
+    V t = bin("add", g, k(1));
+    if (align) t = bin("mul", bin("div", t, k(2)), k(sz - 1));
+    else t = bin("div", bin("sub", bin("mul", t, k(sz)), k(1)), k(2));
+    if (pad == Pad::border) {  // min(size - 1, max(t, 0)); NaN gives size - 1, as std::min/std::max do
+      V cl = bin("minimum", bin("maximum", t, k(0)), k(sz - 1));
+      V nan = t ? c.op("ne", {*t, *t}) : V{};
+      t = nan && cl ? c.op("where", {*nan, k(sz - 1), *cl}) : V{};
+    }
+    return t;
+  };
+  V moved = c.op("transpose", {x}, {{"perm", AttrValue(Ints{0, 2, 3, 1})}});
+  V rows = moved ? reshape_to(c, *moved, {Dim::fixed(n_b * h * wd), Dim::fixed(ch)}) : V{};
+  V rz = rows ? c.op("concat", {*rows, c.constant(ops::HostTensor(dt, {1, ch}))}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  V nb = c.op("iota", {}, {{"shape", AttrValue(pts)}, {"axis", AttrValue(std::int64_t{0})}, {"dtype", AttrValue(DType::i64)}});
+  V nbase = nb ? c.op("mul", {*nb, c.scalar(DType::i64, static_cast<double>(h * wd))}) : V{};
+  auto tap = [&](V yy, V xx) -> V {  // rows at integer-valued (yy, xx): [N, Ho, Wo, C]
+    if (!yy || !xx || !nbase || !rz) return std::nullopt;
+    V ly = c.op("ge", {*yy, k(0)}), hy = c.op("lt", {*yy, k(static_cast<double>(h))});
+    V lx = c.op("ge", {*xx, k(0)}), hx = c.op("lt", {*xx, k(static_cast<double>(wd))});
+    if (!ly || !hy || !lx || !hx) return std::nullopt;
+    V in_y = c.op("logical_and", {*ly, *hy}), in_x = c.op("logical_and", {*lx, *hx});
+    V inside = in_y && in_x ? c.op("logical_and", {*in_y, *in_x}) : V{};
+    V ys = inside ? c.op("where", {*inside, *yy, k(0)}) : V{}, xs2 = inside ? c.op("where", {*inside, *xx, k(0)}) : V{};
+    V yi = ys ? cast_to(c, *ys, DType::i64) : V{}, xi = xs2 ? cast_to(c, *xs2, DType::i64) : V{};
+    V at = yi && xi ? bin("add", bin("add", bin("mul", yi, c.scalar(DType::i64, static_cast<double>(wd))), *xi), *nbase) : V{};
+    V idx = at ? c.op("where", {*inside, *at, c.scalar(DType::i64, static_cast<double>(n_b * h * wd))}) : V{};
+    return idx ? c.op("gather", {*rz, *idx}, {{"axis", AttrValue(std::int64_t{0})}}) : V{};
+  };
+  V ix = coord(comp(0), wd), iy = coord(comp(1), h);
+  if (!ix || !iy || !nbase) return false;
+  V y;
+  if (mode == "nearest") {
+    y = tap(c.op("round", {*iy}), c.op("round", {*ix}));  // halves to even, as std::nearbyint
+  } else {
+    V x0 = c.op("floor", {*ix}), y0 = c.op("floor", {*iy});
+    V x1 = bin("add", x0, k(1)), y1 = bin("add", y0, k(1));
+    if (!x0 || !y0 || !x1 || !y1) return false;
+    V e = c.op("sub", {*x1, *ix}), w = c.op("sub", {*ix, *x0}), s = c.op("sub", {*y1, *iy}), n = c.op("sub", {*iy, *y0});
+    if (!e || !w || !s || !n) return false;
+    Shape col = pts;
+    col.push_back(Dim::fixed(1));
+    auto term = [&](const V& a, const V& b, V yy, V xx) -> V {  // (a * b) * rows(yy, xx)
+      V wt = a && b ? c.op("mul", {*a, *b}) : V{};
+      V wc = wt ? reshape_to(c, *wt, col) : V{};
+      V v = tap(yy, xx);
+      return wc && v ? c.op("mul", {*v, *wc}) : V{};
+    };
+    V nw = term(e, s, y0, x0), ne = term(w, s, y0, x1), sw = term(e, n, y1, x0), se = term(w, n, y1, x1);
+    if (!nw || !ne || !sw || !se) return false;
+    y = bin("add", bin("add", bin("add", nw, *ne), *sw), *se);
+  }
+  return y && out0(c, c.op("transpose", {*y}, {{"perm", AttrValue(Ints{0, 3, 1, 2})}}));
+}
+
 bool grid_sample(NodeCtx& c) {
   if (!need(c, 2)) return false;
   const Value &x = c.in(0), &grid = c.in(1);
@@ -166,7 +253,8 @@ bool grid_sample(NodeCtx& c) {
   if (!xs) return false;
   if (!x.type.element_count() || *x.type.element_count() > (std::uint64_t{1} << 40))
     return c.fail("I0006", "the input " + x.type.to_string() + " is too large");
-  if (!grid.known) return c.not_known(grid, "the grid (input 1)");
+  if (!grid.known && mode != "bicubic" && pad != Pad::reflection) return grid_sample_runtime(c, x, grid, *xs, mode, pad, align);
+  if (!grid.known) return c.not_known(grid, "the grid (input 1) of a bicubic or reflection GridSample");
   const auto& gt = grid.known->shape();
   if (gt.size() != 4 || gt[0] != (*xs)[0] || gt[3] != 2)
     return c.fail("I0005", "the grid must be [N, H_out, W_out, 2] with the input's N, got " + grid.type.to_string());
@@ -183,7 +271,7 @@ bool grid_sample(NodeCtx& c) {
   }
   if (!ok) return false;
   if (mode == "nearest") w.clear();
-  return out0(c, tap_sum(c, x, *xs, idx, w, {gs[0], gs[1], gs[2]}, taps, "sum"));
+  return out0(c, tap_sum(c, x, *xs, idx, w, {gs[0], gs[1], gs[2]}, taps, "sum", true));
 }
 
 // ---- RoiAlign: onnxruntime's RoiAlignForward (pre_calc_for_bilinear_interpolate) ---------
@@ -315,7 +403,8 @@ bool roi_align(NodeCtx& c) {
 
 void add_sample_handlers(std::vector<Handler>& h) {
   h.push_back({"GridSample", 16, kMaxOpset, grid_sample,
-               "transpose, concat, gather of pixel rows, mul by weights, sum over the taps (the grid known at import)"});
+               "transpose, concat, gather of pixel rows, mul by weights, sum over the taps (the grid known at import); "
+               "a run-time grid: slice, add, mul, div, floor/round, compares, where, cast, gather, mul, add"});
   h.push_back({"RoiAlign", 10, kMaxOpset, roi_align,
                "transpose, concat, gather of pixel rows, mul by weights, sum and div (avg) or max (the rois known at import)"});
 }

@@ -697,6 +697,10 @@ def scatter_cases():
         case(f"gridsample_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)], [("x", xg)],
              [("y", grid_sample(xg, grid, mode, pad, align))], opset=16, bind={"g": grid})
 
+    # ... a grid computed at run time (bilinear, nearest; zeros, border): the same arithmetic as graph ops.
+    for mode, pad, align in [("bilinear", "zeros", 0), ("bilinear", "border", 1), ("nearest", "zeros", 1), ("nearest", "border", 0)]:
+        case(f"gridsample_runtime_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)],
+             [("x", xg), ("g", grid)], [("y", grid_sample(xg, grid, mode, pad, align))], opset=16)
     # RoiAlign (avg), as onnxruntime's RoiAlign: half_pixel and output_half_pixel, adaptive sampling.
     def roi_align(x, rois, bidx, oh, ow, ratio, scale, half, mode="avg"):
         _, c_, h, w = x.shape

@@ -126,8 +126,8 @@ def scatter_hostile():
     save("I0005_gridsample_mode_unknown",
          model([node("GridSample", ["x", "g"], mode="lanczos")], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
                [init("g", np.zeros((1, 2, 2, 2), np.float32))], opset=16))
-    save("I0012_gridsample_runtime_grid",
-         model([node("GridSample", ["x", "g"])], [f32("x", [1, 1, 4, 4]), f32("g", [1, 2, 2, 2])], [f32("y", [1, 1, 2, 2])], opset=16))
+    save("I0012_gridsample_bicubic_runtime_grid",
+         model([node("GridSample", ["x", "g"], mode="bicubic")], [f32("x", [1, 1, 4, 4]), f32("g", [1, 2, 2, 2])], [f32("y", [1, 1, 2, 2])], opset=16))
 
 
 def main():
