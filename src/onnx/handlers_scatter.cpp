@@ -203,13 +203,20 @@ bool runtime_last_writes(NodeCtx& c, const Value& data, const Value& upd, const 
   return yc && out0(c, reshape_to(c, *yc, data.type.shape));
 }
 
-std::string reduction_attr(NodeCtx& c) { return c.opset() >= 16 ? c.attr_string("reduction", "none") : "none"; }
+// The reduction (opset 16); empty after an I0005 for one rung does not map (max and min come at 18).
+std::string reduction_attr(NodeCtx& c) {
+  std::string r = c.opset() >= 16 ? c.attr_string("reduction", "none") : "none";
+  if (r == "none" || r == "add" || r == "mul") return r;
+  if (!c.attr_error()) c.fail("I0005", "reduction \"" + r + "\" is not one of none, add, mul");
+  return {};
+}
 
 // Scatter (9-10) and ScatterElements (11-): y = data; y[p with p_axis = indices[p]] = updates[p].
 bool scatter_elements(NodeCtx& c) {
   if (!need(c, 3)) return false;
   const Value &data = c.in(0), &idx = c.in(1), &upd = c.in(2);
   std::string red = reduction_attr(c);
+  if (red.empty()) return false;
   if (data.rank() == 0) return c.fail("I0005", "a scatter into a scalar");
   auto ax = c.axis(c.attr_int("axis", 0), data.rank(), "axis");
   if (!ax || c.attr_error()) return false;
@@ -266,6 +273,7 @@ bool scatter_nd(NodeCtx& c) {
   if (!need(c, 3)) return false;
   const Value &data = c.in(0), &idx = c.in(1), &upd = c.in(2);
   std::string red = reduction_attr(c);
+  if (red.empty()) return false;
   if (c.attr_error()) return false;
   auto ds = table_shape(c, data, "the data");
   auto us = ds ? table_shape(c, upd, "the updates") : std::nullopt;

@@ -86,6 +86,9 @@ def scatter_hostile():
     save("I0012_scatterelements_add_runtime_indices",
          model([node("ScatterElements", ["d", "i", "u"], reduction="add")], [f32("d", [3]), i64("i", [1]), f32("u", [1])], [f32("y", [3])],
                opset=16))
+    save("I0005_scatternd_reduction_max",
+         model([node("ScatterND", ["d", "i", "u"], reduction="max")], [f32("d", [3]), i64("i", [1, 1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
     save("I0005_scatternd_runtime_pairs_huge",
          model([node("ScatterND", ["d", "i", "u"])], [f32("d", [4096, 4096]), i64("i", [4096, 1]), f32("u", [4096, 4096])],
                [f32("y", [4096, 4096])], opset=13))
