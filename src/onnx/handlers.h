@@ -46,6 +46,8 @@ void add_training_handlers(std::vector<Handler>& h);
 void add_control_handlers(std::vector<Handler>& h);
 void add_misc_handlers(std::vector<Handler>& h);
 void add_quant_handlers(std::vector<Handler>& h);
+void add_scatter_handlers(std::vector<Handler>& h);
+void add_sample_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` of `domain` ("" or "ai.onnx" is ai.onnx) at that domain's `opset`,

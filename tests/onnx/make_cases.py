@@ -517,6 +517,7 @@ def main():
     # An initializer also listed as a graph input: its value is the model's (binding it is I0013).
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     control_cases()
+    scatter_cases()  # own generator, after the others (their draws unchanged)
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
 
@@ -658,6 +659,251 @@ def quant_cases():
     e64 = np.array([2, 3, -4, 5, 7], np.int64)
     case("pow_float_int64_bound", [N("Pow", ["x", "e"])], [("x", xf)], [("y", np.power(xf.astype(np.float64), e64).astype(F))],
          bind={"e": e64})
+
+
+def scatter_cases():
+    """GatherND, Compress, Scatter/ScatterElements/ScatterND, MaxUnpool, TopK, GridSample, RoiAlign
+    (own generator). Index operands are initializers or bound graph inputs (known at import)."""
+    g = np.random.default_rng(2024)
+    I64 = np.int64
+    # GatherND: negative indices, a slice per tuple; batch_dims 1 with a bound index input.
+    d = g.standard_normal((3, 4, 2)).astype(F)
+    ind = np.array([[[0, -1]], [[2, 1]]], I64)  # [2, 1, 2]: tuples of 2 -> slices of [2]
+    case("gathernd", [N("GatherND", ["d", "i"])], [("d", d)], [("y", d[ind[..., 0], ind[..., 1]])], opset=13, inits={"i": ind})
+    ib = np.array([[1], [3], [0]], I64)  # batch_dims 1: y[b] = d[b, ib[b, 0]]
+    case("gathernd_batch_bound", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d)],
+         [("y", np.stack([d[b, ib[b, 0]] for b in range(3)]))], opset=13, bind={"i": ib})
+    # ... indices computed at run time (a graph input): flat rows computed in the graph.
+    ir = np.array([[[1], [-2]], [[0], [3]], [[2], [2]]], I64)  # [3, 2, 1], batch_dims 1: y[b, j] = d[b, ir[b, j, 0]]
+    case("gathernd_runtime_batch", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d), ("i", ir)],
+         [("y", np.stack([d[b, ir[b, :, 0]] for b in range(3)]))], opset=13)
+    i1 = np.array([-1, 2], np.int32)
+    case("gathernd_runtime_scalar", [N("GatherND", ["d", "i"])], [("d", d), ("i", i1)], [("y", d[-1, 2])], opset=13)
+    # Compress along an axis (a condition shorter than the axis), and flattened.
+    x = g.standard_normal((3, 5)).astype(F)
+    cond = np.array([True, False, True, True], np.bool_)
+    case("compress_axis", [N("Compress", ["x", "c"], axis=-1)], [("x", x)], [("y", np.compress(cond, x, axis=1))], opset=11, inits={"c": cond})
+    cf = np.array([False, True, False, False, True, True, False, True], np.bool_)
+    case("compress_flat_bound", [N("Compress", ["x", "c"])], [("x", x)], [("y", np.compress(cf, x))], opset=11, bind={"c": cf})
+
+    def scatter_el(data, idx, upd, axis, red=None):
+        y = data.copy()
+        for p in np.ndindex(*idx.shape):
+            t = list(p)
+            t[axis] = idx[p] % data.shape[axis]
+            t = tuple(t)
+            y[t] = upd[p] if red is None else (y[t] + upd[p] if red == "add" else y[t] * upd[p])
+        return y
+
+    data = g.standard_normal((3, 4)).astype(F)
+    idx = np.array([[1, -1, 0, 2], [0, 2, -3, 1]], I64)
+    upd = g.standard_normal((2, 4)).astype(F)
+    case("scatterelements", [N("ScatterElements", ["d", "i", "u"])], [("d", data), ("u", upd)], [("y", scatter_el(data, idx, upd, 0))],
+         opset=13, inits={"i": idx})
+    idd = np.array([[1, 1, 3], [0, 0, 0], [2, -2, 2]], I64)  # duplicates along axis 1
+    ud = g.standard_normal((3, 3)).astype(F)
+    case("scatterelements_add_duplicates", [N("ScatterElements", ["d", "i", "u"], axis=1, reduction="add")], [("d", data), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1, "add"))], opset=16, inits={"i": idd})
+    case("scatterelements_mul_bound", [N("ScatterElements", ["d", "i", "u"], axis=1, reduction="mul")], [("d", data), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1, "mul"))], opset=16, bind={"i": idd})
+    # ... indices computed at run time (a graph input): the last write per element wins.
+    case("scatterelements_runtime", [N("ScatterElements", ["d", "i", "u"], axis=1)], [("d", data), ("i", idd), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1))], opset=13)
+    case("scatter_10", [N("Scatter", ["d", "i", "u"], axis=1)], [("d", data), ("u", ud[:, :2])],
+         [("y", scatter_el(data, np.array([[3, 0], [1, 2], [0, 0]], I64), ud[:, :2], 1))], opset=10,
+         inits={"i": np.array([[3, 0], [1, 2], [0, 0]], I64)})
+
+    def scatter_nd(data, idx, upd, red=None):
+        y = data.copy()
+        for p in np.ndindex(*idx.shape[:-1]):
+            t = tuple(int(v) for v in idx[p])
+            y[t] = upd[p] if red is None else (y[t] + upd[p] if red == "add" else y[t] * upd[p])
+        return y
+
+    dn = g.standard_normal((4, 3, 2)).astype(F)
+    inn = np.array([[[1, 2]], [[-1, 0]]], I64)  # [2, 1, 2]: elements of [2]
+    un = g.standard_normal((2, 1, 2)).astype(F)
+    case("scatternd", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("u", un)], [("y", scatter_nd(dn, inn, un))], opset=13, inits={"i": inn})
+    ina = np.array([[0], [2], [0]], I64)  # whole [3, 2] slices, row 0 twice
+    ua = g.standard_normal((3, 3, 2)).astype(F)
+    case("scatternd_add_duplicates", [N("ScatterND", ["d", "i", "u"], reduction="add")], [("d", dn), ("u", ua)],
+         [("y", scatter_nd(dn, ina, ua, "add"))], opset=16, inits={"i": ina})
+    case("scatternd_runtime", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", ina), ("u", ua)], [("y", scatter_nd(dn, ina, ua))],
+         opset=13)
+    inr = np.array([[[1, 2]], [[-1, 0]], [[1, -1]]], np.int32)
+    ur = g.standard_normal((3, 1, 2)).astype(F)
+    case("scatternd_runtime_elements", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", inr), ("u", ur)],
+         [("y", scatter_nd(dn, inr, ur))], opset=13)
+    # MaxUnpool: the indices MaxPool gives (flat over the whole tensor), then a larger output_shape.
+    xp = g.standard_normal((2, 2, 4, 4)).astype(F)
+    pooled = np.zeros((2, 2, 2, 2), F)
+    pidx = np.zeros((2, 2, 2, 2), I64)
+    for n, ch, i, j in np.ndindex(2, 2, 2, 2):
+        win = xp[n, ch, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+        a, b = np.unravel_index(np.argmax(win), (2, 2))
+        pooled[n, ch, i, j] = win[a, b]
+        pidx[n, ch, i, j] = ((n * 2 + ch) * 4 + 2 * i + a) * 4 + 2 * j + b
+    un4 = np.zeros((2, 2, 4, 4), F)
+    un4.reshape(-1)[pidx.reshape(-1)] = pooled.reshape(-1)
+    case("maxunpool", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)], [("y", un4)], opset=11,
+         inits={"i": pidx})
+    case("maxunpool_runtime", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled), ("i", pidx)],
+         [("y", un4)], opset=11)
+    un5 = np.zeros((2, 2, 5, 6), F)
+    un5[:, :, :4, :4] = un4
+    case("maxunpool_output_shape_bound", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)],
+         [("y", un5)], opset=11, bind={"i": pidx, "s": np.array([2, 2, 5, 6], I64)})
+    case("maxunpool_runtime_output_shape", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])],
+         [("x", pooled), ("i", pidx)], [("y", un5)], opset=11, inits={"s": np.array([2, 2, 5, 6], I64)})
+
+    # TopK: ties go to the lower index; NaN above every number (numpy's sort order); -inf, -0.
+    def topk(x, k, axis, largest):
+        n = x.shape[axis]
+        xm = np.moveaxis(x, axis, -1)
+        vals, inds = np.zeros(xm.shape[:-1] + (k,), x.dtype), np.zeros(xm.shape[:-1] + (k,), I64)
+        for p in np.ndindex(*xm.shape[:-1]):
+            row = xm[p]
+            key = lambda i: ((0 if np.isnan(row[i]) else 1), -row[i] if not np.isnan(row[i]) else 0, i) if largest else \
+                ((1 if np.isnan(row[i]) else 0), row[i] if not np.isnan(row[i]) else 0, i)
+            order = sorted(range(n), key=key)[:k]
+            inds[p] = order
+            vals[p] = row[order]
+        return np.moveaxis(vals, -1, axis), np.moveaxis(inds, -1, axis)
+
+    xt = g.standard_normal((2, 6, 3)).astype(F)
+    xt[0, :, 0] = [1.0, np.nan, 2.0, 1.0, -np.inf, 2.0]
+    xt[1, :, 1] = [0.0, -0.0, np.nan, 0.0, np.nan, -1.0]
+    v, i = topk(xt, 4, 1, True)
+    case("topk", [N("TopK", ["x", "k"], ["v", "i"], axis=1)], [("x", xt)], [("v", v), ("i", i)], opset=11,
+         inits={"k": np.array([4], I64)})
+    v, i = topk(xt, 3, 1, False)
+    case("topk_smallest_bound", [N("TopK", ["x", "k"], ["v", "i"], axis=-2, largest=0)], [("x", xt)], [("v", v), ("i", i)],
+         opset=11, bind={"k": np.array([3], I64)})
+    xi = g.integers(-3, 3, (3, 5)).astype(np.int32)
+    v, i = topk(xi, 2, 0, True)
+    case("topk_int", [N("TopK", ["x", "k"], ["v", "i"], axis=0)], [("x", xi)], [("v", v), ("i", i)], opset=11,
+         inits={"k": np.array([2], I64)})
+    v, i = topk(xt, 2, 2, True)
+    case("topk_1", [N("TopK", ["x"], ["v", "i"], k=2)], [("x", xt)], [("v", v), ("i", i)], opset=1)
+
+    # GridSample, as PyTorch's grid_sampler_2d: bilinear/zeros, nearest/border, bicubic/reflection.
+    def unnorm(c, size, align):
+        return (c + 1) / 2 * (size - 1) if align else ((c + 1) * size - 1) / 2
+
+    def reflect(c, lo2, hi2):
+        if lo2 == hi2:
+            return 0.0
+        mn, span = lo2 / 2, (hi2 - lo2) / 2
+        c = abs(c - mn)
+        extra, flips = np.fmod(c, span), np.floor(c / span)
+        return extra + mn if flips % 2 == 0 else span - extra + mn
+
+    def padc(c, size, pad, align):
+        if pad == "border":
+            return min(size - 1, max(c, 0))
+        if pad == "reflection":
+            c = reflect(c, 0, 2 * (size - 1)) if align else reflect(c, -1, 2 * size - 1)
+            return min(size - 1, max(c, 0))
+        return c
+
+    def grid_sample(x, grid, mode, pad, align):
+        n_, c_, h, w = x.shape
+        _, ho, wo, _ = grid.shape
+        y = np.zeros((n_, c_, ho, wo), np.float64)
+
+        def px(n, yy, xx):
+            yy, xx = int(yy), int(xx)
+            return x[n, :, yy, xx].astype(np.float64) if 0 <= yy < h and 0 <= xx < w else np.zeros(c_)
+
+        def cub(t):
+            a = -0.75
+            c1 = lambda s: ((a + 2) * s - (a + 3)) * s * s + 1
+            c2 = lambda s: ((a * s - 5 * a) * s + 8 * a) * s - 4 * a
+            return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+
+        for n, i, j in np.ndindex(n_, ho, wo):
+            gx, gy = float(grid[n, i, j, 0]), float(grid[n, i, j, 1])
+            if mode == "bicubic":
+                ix, iy = unnorm(gx, w, align), unnorm(gy, h, align)
+                x0, y0 = np.floor(ix), np.floor(iy)
+                wx, wy = cub(ix - x0), cub(iy - y0)
+                for a in range(4):
+                    for b in range(4):
+                        yy, xx = padc(y0 - 1 + a, h, pad, align), padc(x0 - 1 + b, w, pad, align)
+                        y[n, :, i, j] += wy[a] * wx[b] * px(n, np.trunc(yy), np.trunc(xx))
+                continue
+            ix, iy = padc(unnorm(gx, w, align), w, pad, align), padc(unnorm(gy, h, align), h, pad, align)
+            if mode == "nearest":
+                y[n, :, i, j] = px(n, np.round(iy), np.round(ix))
+                continue
+            x0, y0 = np.floor(ix), np.floor(iy)
+            for yy, xx, wt in [(y0, x0, (x0 + 1 - ix) * (y0 + 1 - iy)), (y0, x0 + 1, (ix - x0) * (y0 + 1 - iy)),
+                               (y0 + 1, x0, (x0 + 1 - ix) * (iy - y0)), (y0 + 1, x0 + 1, (ix - x0) * (iy - y0))]:
+                y[n, :, i, j] += wt * px(n, yy, xx)
+        return y.astype(F)
+
+    xg = g.standard_normal((2, 3, 4, 5)).astype(F)
+    grid = (np.round(g.uniform(-1.3, 1.3, (2, 3, 4, 2)) * 16) / 16).astype(F)  # exact coordinates
+    for mode, pad, align in [("bilinear", "zeros", 0), ("nearest", "border", 0), ("bicubic", "reflection", 1), ("bilinear", "reflection", 0)]:
+        case(f"gridsample_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)], [("x", xg)],
+             [("y", grid_sample(xg, grid, mode, pad, align))], opset=16, bind={"g": grid})
+
+    # ... a grid computed at run time (bilinear, nearest; zeros, border): the same arithmetic as graph ops.
+    for mode, pad, align in [("bilinear", "zeros", 0), ("bilinear", "border", 1), ("nearest", "zeros", 1), ("nearest", "border", 0)]:
+        case(f"gridsample_runtime_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)],
+             [("x", xg), ("g", grid)], [("y", grid_sample(xg, grid, mode, pad, align))], opset=16)
+    # RoiAlign (avg), as onnxruntime's RoiAlign: half_pixel and output_half_pixel, adaptive sampling.
+    def roi_align(x, rois, bidx, oh, ow, ratio, scale, half, mode="avg"):
+        _, c_, h, w = x.shape
+        y = np.zeros((len(rois), c_, oh, ow), np.float64)
+        for r, (roi, b) in enumerate(zip(rois.astype(np.float64), bidx)):
+            off = 0.5 if half else 0.0
+            sw, sh, ew, eh = roi * scale - off
+            rw, rh = ew - sw, eh - sh
+            if not half:
+                rw, rh = max(rw, 1.0), max(rh, 1.0)
+            bh, bw = rh / oh, rw / ow
+            gh = ratio if ratio > 0 else int(np.ceil(rh / oh))
+            gw = ratio if ratio > 0 else int(np.ceil(rw / ow))
+            for ph, pw in np.ndindex(oh, ow):
+                acc = np.zeros(c_) if mode == "avg" else np.full(c_, -np.inf)
+                for iy, ix in np.ndindex(gh, gw):
+                    yy = sh + ph * bh + (iy + 0.5) * bh / gh
+                    xx = sw + pw * bw + (ix + 0.5) * bw / gw
+                    if yy < -1 or yy > h or xx < -1 or xx > w:
+                        acc = acc if mode == "avg" else np.maximum(acc, 0.0)  # onnxruntime: four zero-weight corners
+                        continue
+                    yy, xx = max(yy, 0.0), max(xx, 0.0)
+                    yl, xl = int(yy), int(xx)
+                    if yl >= h - 1:
+                        yl = yh = h - 1
+                        yy = float(yl)
+                    else:
+                        yh = yl + 1
+                    if xl >= w - 1:
+                        xl = xh = w - 1
+                        xx = float(xl)
+                    else:
+                        xh = xl + 1
+                    ly, lx = yy - yl, xx - xl
+                    corners = [(1 - ly) * (1 - lx) * x[b, :, yl, xl], (1 - ly) * lx * x[b, :, yl, xh], ly * (1 - lx) * x[b, :, yh, xl],
+                               ly * lx * x[b, :, yh, xh]]
+                    # max: the largest weighted corner, as onnxruntime's RoiAlign takes it
+                    acc = acc + sum(corners) if mode == "avg" else np.maximum(acc, np.max(corners, axis=0))
+                y[r, :, ph, pw] = acc / max(gh * gw, 1) if mode == "avg" else acc
+        return y.astype(F)
+
+    xr = g.standard_normal((2, 2, 6, 7)).astype(F)
+    rois = np.array([[0.5, 1.0, 5.5, 4.0], [2.0, 0.0, 6.9, 5.9], [-0.5, 3.0, 1.5, 3.2]], F)
+    bidx = np.array([1, 0, 1], I64)
+    case("roialign_half_pixel", [N("RoiAlign", ["x", "r", "b"], output_height=3, output_width=2, sampling_ratio=2, spatial_scale=1.0)],
+         [("x", xr)], [("y", roi_align(xr, rois, bidx, 3, 2, 2, 1.0, True))], opset=16, bind={"r": rois, "b": bidx})
+    case("roialign_adaptive_10", [N("RoiAlign", ["x", "r", "b"], output_height=2, output_width=2, spatial_scale=0.5)],
+         [("x", xr)], [("y", roi_align(xr, rois * 2, bidx, 2, 2, 0, 0.5, False))], opset=10, inits={"r": rois * 2, "b": bidx})
+    case("roialign_max", [N("RoiAlign", ["x", "r", "b"], mode="max", output_height=2, output_width=3, sampling_ratio=2,
+                            coordinate_transformation_mode="output_half_pixel")],
+         [("x", xr)], [("y", roi_align(xr, rois, bidx, 2, 3, 2, 1.0, False, "max"))], opset=16, inits={"r": rois, "b": bidx})
+
 
 def spectral_cases():
     """DFT, STFT and MelWeightMatrix against numpy.fft in float64 (own generator)."""

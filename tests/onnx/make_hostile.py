@@ -65,6 +65,74 @@ def nested_if(depth):
     return model(list(inner.node), [helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [y])
 
 
+def scatter_hostile():
+    """GatherND, Compress, the scatters, MaxUnpool, TopK, GridSample, RoiAlign: index operands and
+    attributes a model can abuse (out-of-range indices, huge or negative sizes, wrong ranks)."""
+    i64 = lambda n, s: helper.make_tensor_value_info(n, TensorProto.INT64, s)
+    init = lambda n, a: numpy_helper.from_array(np.asarray(a), n)
+    node = lambda op, ins, outs=("y",), **kw: helper.make_node(op, list(ins), list(outs), name=op.lower(), **kw)
+    save("I0005_scatterelements_index_out_of_range",
+         model([node("ScatterElements", ["d", "i", "u"], axis=1)], [f32("d", [1, 3]), f32("u", [1, 1])], [f32("y", [1, 3])],
+               [init("i", np.array([[5]], np.int64))], opset=13))
+    save("I0005_scatterelements_index_int64_min",
+         model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [3]), f32("u", [1])], [f32("y", [3])],
+               [init("i", np.array([-2 ** 63], np.int64))], opset=13))
+    save("I0005_scatternd_tuple_too_long",
+         model([node("ScatterND", ["d", "i", "u"])], [f32("d", [2, 2]), f32("u", [1])], [f32("y", [2, 2])],
+               [init("i", np.zeros((1, 5), np.int64))], opset=13))
+    save("I0005_scatterelements_huge_data",
+         model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [2 ** 31, 2 ** 20]), f32("u", [1, 1])],
+               [f32("y", [2 ** 31, 2 ** 20])], [init("i", np.zeros((1, 1), np.int64))], opset=13))
+    save("I0012_scatterelements_add_runtime_indices",
+         model([node("ScatterElements", ["d", "i", "u"], reduction="add")], [f32("d", [3]), i64("i", [1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
+    save("I0005_scatternd_reduction_max",
+         model([node("ScatterND", ["d", "i", "u"], reduction="max")], [f32("d", [3]), i64("i", [1, 1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
+    save("I0005_scatternd_runtime_pairs_huge",
+         model([node("ScatterND", ["d", "i", "u"])], [f32("d", [4096, 4096]), i64("i", [4096, 1]), f32("u", [4096, 4096])],
+               [f32("y", [4096, 4096])], opset=13))
+    save("I0005_gathernd_index_out_of_range",
+         model([node("GatherND", ["d", "i"])], [f32("d", [2, 2])], [f32("y", [1])], [init("i", np.array([[0, 7]], np.int64))], opset=13))
+    save("I0005_gathernd_batch_dims_huge",
+         model([node("GatherND", ["d", "i"], batch_dims=2 ** 40)], [f32("d", [2, 2])], [f32("y", [1])],
+               [init("i", np.array([[0, 1]], np.int64))], opset=13))
+    save("I0005_compress_true_beyond_axis",
+         model([node("Compress", ["x", "c"], axis=0)], [f32("x", [2])], [f32("y", [1])],
+               [init("c", np.array([False, False, True], np.bool_))], opset=11))
+    save("I0005_topk_k_huge",
+         model([node("TopK", ["x", "k"], ["v", "i"])], [f32("x", [4])], [f32("v", [4]), i64("i", [4])],
+               [init("k", np.array([2 ** 40], np.int64))], opset=11))
+    save("I0005_topk_k_negative",
+         model([node("TopK", ["x", "k"], ["v", "i"])], [f32("x", [4])], [f32("v", [4]), i64("i", [4])],
+               [init("k", np.array([-3], np.int64))], opset=11))
+    unpool = lambda name, out_shape, **kw: save(name, model(
+        [node("MaxUnpool", ["x", "i", "s"], **kw)], [f32("x", [1, 1, 2, 2])], [f32("y", [1, 1, 2, 2])],
+        [init("i", np.array([[[[0, 1], [2, 3]]]], np.int64)), init("s", np.array(out_shape, np.int64))], opset=11))
+    unpool("I0006_maxunpool_negative_output_shape", [1, 1, -5, 4], kernel_shape=[2, 2], strides=[2, 2])
+    unpool("I0005_maxunpool_output_shape_huge", [1, 1, 2 ** 40, 2 ** 40], kernel_shape=[2, 2], strides=[2, 2])
+    unpool("I0005_maxunpool_kernel_negative", [1, 1, 4, 4], kernel_shape=[-5, -5], strides=[2, 2])
+    unpool("I0005_maxunpool_strides_huge", [1, 1, 4, 4], kernel_shape=[2, 2], strides=[2 ** 62, 2 ** 62])
+    save("I0005_maxunpool_index_out_of_range",
+         model([node("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [f32("x", [1, 1, 2, 2])], [f32("y", [1, 1, 4, 4])],
+               [init("i", np.array([[[[0, 1], [2, 99]]]], np.int64))], opset=11))
+    roi = lambda name, rois, bidx, **kw: save(name, model(
+        [node("RoiAlign", ["x", "r", "b"], **kw)], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+        [init("r", np.array(rois, np.float32)), init("b", np.array(bidx, np.int64))], opset=16))
+    roi("I0005_roialign_output_huge", [[0, 0, 2, 2]], [0], output_height=2 ** 40, output_width=2 ** 40)
+    roi("I0005_roialign_batch_index_out_of_range", [[0, 0, 2, 2]], [3])
+    roi("I0005_roialign_adaptive_grid_huge", [[0, 0, 1e30, 1e30]], [0], sampling_ratio=0)
+    roi("I0005_roialign_rois_wrong_rank", [0, 0, 2, 2], [0])
+    save("I0005_gridsample_grid_wrong_rank",
+         model([node("GridSample", ["x", "g"])], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+               [init("g", np.zeros((1, 4, 2), np.float32))], opset=16))
+    save("I0005_gridsample_mode_unknown",
+         model([node("GridSample", ["x", "g"], mode="lanczos")], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+               [init("g", np.zeros((1, 2, 2, 2), np.float32))], opset=16))
+    save("I0012_gridsample_bicubic_runtime_grid",
+         model([node("GridSample", ["x", "g"], mode="bicubic")], [f32("x", [1, 1, 4, 4]), f32("g", [1, 2, 2, 2])], [f32("y", [1, 1, 2, 2])], opset=16))
+
+
 def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
@@ -151,6 +219,7 @@ def main():
     save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
     control_hostile()
     quant_hostile()
+    scatter_hostile()
     print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
 
 
