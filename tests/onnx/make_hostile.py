@@ -217,6 +217,14 @@ def main():
     # I0014: weights over the budget, refused before any allocation (2^40 floats, no data)
     t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40])
     save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
+    # Found by mutate.py: a pool kernel of 2^63-1 with SAME_LOWER (the shape rule walked every
+    # tap: a hang) and a GRU hidden_size of 2^31 that W does not hold (an 8 GiB zero state).
+    save("I0005_avgpool_kernel_2e63", model([helper.make_node("AveragePool", ["x"], ["y"], name="pool", kernel_shape=[2 ** 63 - 1, 3],
+                                                              auto_pad="SAME_LOWER")], [f32("x", [1, 1, 5, 5])], [f32("y", [1, 1, 5, 5])]))
+    save("I0005_maxpool_taps_2e36", model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2 ** 18, 2 ** 18],
+                                                            auto_pad="SAME_UPPER")], [f32("x", [1, 1, 5, 5])], [f32("y", [1, 1, 5, 5])]))
+    save("I0005_gru_hidden_2e31", model([helper.make_node("GRU", ["x", "w", "r"], ["y"], name="gru", hidden_size=2 ** 31)],
+                                        [f32("x", [2, 1, 3]), f32("w", [1, 12, 3]), f32("r", [1, 12, 4])], [f32("y", [2, 1, 1, 4])]))
     control_hostile()
     quant_hostile()
     scatter_hostile()
