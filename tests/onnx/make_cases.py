@@ -643,7 +643,7 @@ def recurrent_cases():
 
 def pool3d_cases():
     """3-D MaxPool, AveragePool, Conv and ConvTranspose (composed from 1-D and 2-D windows) against
-    the plain loops above (own generator)."""
+    the plain loops above, and f64 Exp, Log, ReduceLogSumExp (own generator)."""
     g = np.random.default_rng(3303)
     rr = lambda *s: g.standard_normal(s).astype(F)
     x = rr(1, 2, 5, 6, 7)
@@ -673,6 +673,15 @@ def pool3d_cases():
     xg, wg = rr(1, 4, 2, 3, 3), rr(4, 1, 3, 2, 2)
     case("convtranspose_3d_group", [N("ConvTranspose", ["x", "w"], group=2, strides=[3, 1, 1])], [("x", xg)],
          [("y", np_conv_transpose(xg, wg, None, [3, 1, 1], None, None, 2))], inits={"w": wg})
+    # f64 Exp, Log and ReduceLogSumExp: rung's binary64 exp_f64 / log_f64 (within 1 ulp).
+    xe = g.standard_normal((3, 5)) * 20
+    case("exp_f64", [N("Exp", ["x"])], [("x", xe)], [("y", np.exp(xe))])
+    xl = np.exp(g.standard_normal((3, 5)) * 30)
+    case("log_f64", [N("Log", ["x"])], [("x", xl)], [("y", np.log(xl))])
+    xr = g.standard_normal((2, 3, 4)) * 10
+    m = xr.max(axis=1, keepdims=True)
+    case("reducelogsumexp_f64", [N("ReduceLogSumExp", ["x"], axes=[1], keepdims=0)], [("x", xr)],
+         [("y", (m + np.log(np.exp(xr - m).sum(axis=1, keepdims=True)))[:, 0])], opset=13)
 
 
 if __name__ == "__main__":
