@@ -173,6 +173,14 @@ Geometry sub(const Geometry& g, std::size_t from, std::size_t n) {
   return r;
 }
 
+// The product of `d`, or nullopt when it passes `limit`.
+std::optional<std::uint64_t> product_upto(const std::vector<std::uint64_t>& d, std::uint64_t limit) {
+  std::uint64_t n = 1;
+  for (auto v : d)
+    if (__builtin_mul_overflow(n, v, &n) || n > limit) return std::nullopt;
+  return n;
+}
+
 // The static [N, C, D, H, W] of x, with every window attribute (and `extra`) at most 2^24 and
 // every extent at most 2^32, so the extent arithmetic below cannot overflow.
 std::optional<std::vector<std::uint64_t>> dims_3d(NodeCtx& c, const Value& x, const Geometry& g, const Ints& extra = {}) {
@@ -187,9 +195,21 @@ std::optional<std::vector<std::uint64_t>> dims_3d(NodeCtx& c, const Value& x, co
     c.fail("I0005", "a 3-D window's kernel_shape, strides, dilations, pads and output_padding must be at most 2^24");
     return std::nullopt;
   }
-  for (auto v : *dims)
+  std::vector<std::uint64_t> nonzero;
+  for (auto v : *dims) {
     if (v > kMaxExtent3d) {
       c.fail("I0005", "a 3-D window's input extents must be at most 2^32, got " + x.type.to_string());
+      return std::nullopt;
+    }
+    nonzero.push_back(std::max<std::uint64_t>(v, 1));
+  }
+  if (!product_upto(nonzero, std::uint64_t{1} << 62)) {  // so that every product of extents below fits
+    c.fail("I0006", "the extents of " + x.type.to_string() + " multiply past 2^62");
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < 3; ++i)
+    if (g.k[i] == 0) {
+      c.fail("I0005", "a kernel extent of 0");
       return std::nullopt;
     }
   return dims;
@@ -197,12 +217,7 @@ std::optional<std::vector<std::uint64_t>> dims_3d(NodeCtx& c, const Value& x, co
 
 // The element count of `d`, or I0006 when it passes 2^40 (`what` names the tensor).
 bool small_enough(NodeCtx& c, const std::vector<std::uint64_t>& d, const std::string& what) {
-  unsigned __int128 n = 1;
-  for (auto v : d) {
-    n *= v;
-    if (n > kMaxElements3d) return c.fail("I0006", what + " would hold more than 2^40 elements");
-  }
-  return true;
+  return product_upto(d, kMaxElements3d) || c.fail("I0006", what + " would hold more than 2^40 elements");
 }
 
 V transpose(NodeCtx& c, const V& v, Ints perm) { return v ? c.op("transpose", {*v}, {{"perm", AttrValue(std::move(perm))}}) : V{}; }
@@ -342,8 +357,7 @@ bool avg_pool_3d(NodeCtx& c, const Value& x, const Geometry& g, bool ceil_mode, 
   auto d = dims_3d(c, x, g);
   if (!d) return false;
   std::uint64_t N = (*d)[0], C = (*d)[1];
-  if (static_cast<unsigned __int128>(g.k[0]) * g.k[1] * g.k[2] > kMaxTaps3d)
-    return c.fail("I0005", "a 3-D AveragePool with more than 4096 taps");
+  if (!product_upto({g.k[0], g.k[1], g.k[2]}, kMaxTaps3d)) return c.fail("I0005", "a 3-D AveragePool with more than 4096 taps");
   std::array<ops::WindowAxis, 3> ax;
   std::vector<std::uint64_t> out(3);
   Ints pads{0, 0, 0, 0};
