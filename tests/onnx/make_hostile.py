@@ -158,7 +158,7 @@ def window_3d_hostile():
     extent arithmetic, emit millions of slices or gather a giant intermediate are refused."""
     def pool(name, op, x, y, outs=("y",), **attrs):
         ys = [f32(o, y) for o in outs[:1]] + [helper.make_tensor_value_info(o, TensorProto.INT64, y) for o in outs[1:]]
-        save(name, model([helper.make_node(op, ["x"], list(outs), name=op.lower())], [f32("x", x)], ys))
+        save(name, model([helper.make_node(op, ["x"], list(outs), name=op.lower(), **attrs)], [f32("x", x)], ys))
     pool("I0005_maxpool_3d_kernel_2e40", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 1, 1, 1], kernel_shape=[2 ** 40, 1, 1])
     pool("I0005_maxpool_3d_stride_2e62", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 1, 4, 4], kernel_shape=[2, 1, 1], strides=[2 ** 62, 1, 1])
     pool("I0005_maxpool_3d_indices", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 3, 3, 3], outs=("y", "i"), kernel_shape=[2, 2, 2])
