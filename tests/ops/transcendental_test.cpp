@@ -259,7 +259,7 @@ std::vector<double> sweep64(double dense_lo, double dense_hi, bool positive) {
     xs.push_back(positive ? 1.0 + u : u);
   }
   for (double v : {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 1.0, -1.0, 0.5, 2.0, 709.782712893384, 709.7827128933841,
-                   -745.1332191019411, -745.13321910194122, -708.3964185322641, 0x1.fffffffffffffp+1023, INFINITY, -INFINITY})
+                   -745.1332191019411, -745.13321910194122, -708.3964185322641, 0x1.fffffffffffffp+1023, double(INFINITY), -double(INFINITY)})
     if (!positive || v >= 0) xs.push_back(v);
   return xs;
 }
