@@ -682,6 +682,11 @@ def pool3d_cases():
     m = xr.max(axis=1, keepdims=True)
     case("reducelogsumexp_f64", [N("ReduceLogSumExp", ["x"], axes=[1], keepdims=0)], [("x", xr)],
          [("y", (m + np.log(np.exp(xr - m).sum(axis=1, keepdims=True)))[:, 0])], opset=13)
+    # ConvTranspose 3-D with output_shape: depth asks for one more than the window gives
+    # (output_padding 1), width for one less (a pad before, as NOTSET puts it).
+    xs, ws = rr(1, 1, 3, 3, 3), rr(1, 2, 2, 2, 2)
+    case("convtranspose_3d_output_shape", [N("ConvTranspose", ["x", "w"], strides=[2, 1, 1], output_shape=[7, 4, 3])], [("x", xs)],
+         [("y", np_conv_transpose(xs, ws, None, [2, 1, 1], [0, 0, 1, 0, 0, 0], [1, 0, 0]))], inits={"w": ws})
 
 
 if __name__ == "__main__":
