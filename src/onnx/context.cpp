@@ -88,6 +88,11 @@ const ::onnx::TensorProto* NodeCtx::attr_tensor(const std::string& name) {
   return a ? &a->t() : nullptr;
 }
 
+const ::onnx::GraphProto* NodeCtx::attr_graph(const std::string& name) {
+  const auto* a = find_attr(name, ::onnx::AttributeProto::GRAPH);
+  return a ? &a->g() : nullptr;
+}
+
 std::optional<std::vector<Value>> NodeCtx::op_multi(const char* name, std::vector<Value> inputs, AttrMap attrs) {
   const ops::OpDef* def = ops::op_registry().find(name);
   RUNG_CHECK(def != nullptr, (std::string("an ONNX handler emits the unknown op ") + name).c_str());

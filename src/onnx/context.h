@@ -45,6 +45,12 @@ struct Converter {
   Graph graph;
   GraphBuilder b;
   std::map<std::string, Value> values;
+  // The model's opset imports by domain ("" is ai.onnx): a subgraph's nodes pick their
+  // handlers by these too.
+  std::map<std::string, std::int64_t> opsets;
+  // Nodes imported from subgraph bodies so far, plus one per body import (If, Loop and Scan
+  // import theirs once per iteration), against kMaxUnrolledNodes (subgraph.h).
+  std::uint64_t unrolled_nodes = 0;
   // Known tensors already made const nodes. The entry holds the tensor, so its address cannot
   // be reused by another one while the import runs.
   std::map<const ops::HostTensor*, std::pair<std::shared_ptr<const ops::HostTensor>, ValueRef>> const_refs;
@@ -76,6 +82,7 @@ class NodeCtx {
   std::optional<std::vector<float>> attr_floats(const std::string& name);
   std::optional<std::vector<std::string>> attr_strings(const std::string& name);
   const ::onnx::TensorProto* attr_tensor(const std::string& name);
+  const ::onnx::GraphProto* attr_graph(const std::string& name);
   const std::set<std::string>& read_attrs() const { return read_; }
   bool attr_error() const { return attr_error_; }
 

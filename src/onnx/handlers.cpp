@@ -27,7 +27,12 @@ const std::vector<Handler>& handlers() {
     add_einsum_handlers(h);
     add_index_handlers(h);
     add_linalg_handlers(h);
+    add_training_handlers(h);
+    add_control_handlers(h);
+    add_misc_handlers(h);
     std::sort(h.begin(), h.end(), [](const Handler& a, const Handler& b) {
+      int d = std::strcmp(a.domain, b.domain);
+      if (d != 0) return d < 0;
       int c = std::strcmp(a.op_type, b.op_type);
       return c != 0 ? c < 0 : a.since < b.since;
     });
@@ -36,19 +41,27 @@ const std::vector<Handler>& handlers() {
   return table;
 }
 
-const Handler* find_handler(std::string_view op_type, std::int64_t opset, std::string* ranges) {
+const Handler* find_handler(std::string_view domain, std::string_view op_type, std::int64_t opset, std::string* ranges) {
   const Handler* found = nullptr;
+  domain = handler_domain(domain);
   for (const auto& h : handlers()) {
-    if (op_type != h.op_type) continue;
+    if (op_type != h.op_type || domain != h.domain) continue;
     if (ranges) *ranges += (ranges->empty() ? "" : ", ") + std::to_string(h.since) + "-" + std::to_string(h.until);
     if (opset >= h.since && opset <= h.until) found = &h;
   }
   return found;
 }
 
+bool domain_has_handlers(std::string_view domain) {
+  domain = handler_domain(domain);
+  for (const auto& h : handlers())
+    if (domain == h.domain) return true;
+  return false;
+}
+
 std::vector<HandlerInfo> handler_list() {
   std::vector<HandlerInfo> out;
-  for (const auto& h : handlers()) out.push_back({"ai.onnx", h.op_type, h.since, h.until, h.how});
+  for (const auto& h : handlers()) out.push_back({*h.domain ? h.domain : "ai.onnx", h.op_type, h.since, h.until, h.how});
   return out;
 }
 

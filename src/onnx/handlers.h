@@ -1,5 +1,6 @@
-// The node handlers, keyed by (domain, op type, opset range): the model's ai.onnx opset
-// import picks the one whose range holds it (Softmax below 13 flattens, from 13 it does not).
+// The node handlers, keyed by (domain, op type, opset range): the model's opset import of the
+// node's domain picks the one whose range holds it (Softmax below 13 flattens, from 13 it does
+// not; Adam is ai.onnx.preview.training opset 1).
 // Each family file adds its handlers; handlers.cpp keeps the table.
 #pragma once
 
@@ -14,10 +15,13 @@ using HandlerFn = bool (*)(NodeCtx&);
 
 struct Handler {
   const char* op_type;
-  int since, until;  // the ai.onnx opsets it covers, both inclusive
+  int since, until;  // the opsets of `domain` it covers, both inclusive
   HandlerFn fn;
   const char* how;   // the registry ops it emits, for `rung import --list-ops`
+  const char* domain = "";  // "" is ai.onnx
 };
+
+inline constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 
 inline constexpr int kMinOpset = 1, kMaxOpset = 17;  // onnx 1.12's ai.onnx
 
@@ -38,10 +42,18 @@ void add_spectral_handlers(std::vector<Handler>& h);
 void add_einsum_handlers(std::vector<Handler>& h);
 void add_index_handlers(std::vector<Handler>& h);
 void add_linalg_handlers(std::vector<Handler>& h);
+void add_training_handlers(std::vector<Handler>& h);
+void add_control_handlers(std::vector<Handler>& h);
+void add_misc_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
-// The handler for `op_type` at `opset`, or null; `ranges` gets the ranges that exist.
-const Handler* find_handler(std::string_view op_type, std::int64_t opset, std::string* ranges = nullptr);
+// The handler for `op_type` of `domain` ("" or "ai.onnx" is ai.onnx) at that domain's `opset`,
+// or null; `ranges` gets the ranges that exist.
+const Handler* find_handler(std::string_view domain, std::string_view op_type, std::int64_t opset, std::string* ranges = nullptr);
+// Whether any handler has `domain` ("" or "ai.onnx" is ai.onnx).
+bool domain_has_handlers(std::string_view domain);
+// A node's domain as the handler table spells it: "" for ai.onnx (either spelling).
+inline std::string_view handler_domain(std::string_view d) { return d == "ai.onnx" ? std::string_view{} : d; }
 
 // Shared by the family files.
 std::optional<Value> cast_to(NodeCtx& c, const Value& v, DType to);

@@ -1,6 +1,6 @@
-// MatMul and Gemm, softmax (below opset 13 it flattens to 2-D at `axis`), the inference forms
-// of BatchNormalization, LayerNormalization and Dropout, and the global pools, as the ONNX
-// reference computes them.
+// MatMul and Gemm, softmax (below opset 13 it flattens to 2-D at `axis`), BatchNormalization
+// (inference, and training_mode from opset 14), LayerNormalization, Dropout (inference, and
+// training with ratio 0), and the global pools, as the ONNX reference computes them.
 #include "onnx/handlers.h"
 
 namespace rung::onnx_import {
@@ -82,14 +82,49 @@ bool batch_norm(NodeCtx& c) {  // (x - mean) / sqrt(var + eps) * scale + B
   if (!need(c, 5)) return false;
   const Value& x = c.in(0);
   double eps = c.attr_float("epsilon", 1e-5f);
-  (void)c.attr_float("momentum", 0.9f);  // used only by training
+  double momentum = c.attr_float("momentum", 0.9f);  // used only by training
   if (c.opset() < 9 && c.attr_int("spatial", 1) != 1) return c.fail("I0005", "spatial = 0 is not supported");
-  if (c.attr_int("training_mode", 0) != 0) return c.fail("I0005", "training_mode = 1 (rung imports inference graphs)");
-  for (std::size_t i = 1; i < c.results().size(); ++i)
-    if (c.want(i)) return c.fail("I0005", "output " + std::to_string(i) + " (the running statistics) exists only in training");
+  bool training = c.attr_int("training_mode", 0) != 0;
+  if (training && c.opset() < 14) return c.fail("I0005", "training_mode below opset 14");
+  if (c.attr_error()) return false;
+  // Training (opset 14 on): Y from the batch's statistics over N and the spatial axes, and the
+  // running statistics mean * momentum + batch * (1 - momentum), as the ONNX reference.
+  for (std::size_t i = training ? 3 : 1; i < c.results().size(); ++i)
+    if (c.want(i)) return c.fail("I0005", "output " + std::to_string(i) + (training ? " (the saved statistics, before opset 14)" : " (the running statistics) exists only in training"));
   if (x.rank() < 2) return c.fail("I0005", "the input must have a channel axis, got " + x.type.to_string());
   V scale = per_channel(c, c.in(1), x.rank()), bias = scale ? per_channel(c, c.in(2), x.rank()) : V{};
-  V mean = bias ? per_channel(c, c.in(3), x.rank()) : V{}, var = mean ? per_channel(c, c.in(4), x.rank()) : V{};
+  if (!bias) return false;
+  V mean, var;
+  if (!training) {
+    mean = per_channel(c, c.in(3), x.rank());
+    var = mean ? per_channel(c, c.in(4), x.rank()) : V{};
+  } else {
+    for (std::size_t i : {3, 4})
+      if (c.in(i).rank() != 1) return c.fail("I0005", "a per-channel operand must be 1-D, got " + c.in(i).type.to_string());
+    Ints axes{0};
+    for (std::size_t i = 2; i < x.rank(); ++i) axes.push_back(static_cast<std::int64_t>(i));
+    AttrMap over{{"axes", AttrValue(axes)}, {"keepdims", AttrValue(false)}};
+    V bm = c.op("mean", {x}, over);
+    V bv = bm ? c.op("variance", {x}, over) : V{};  // the population variance (numpy's var)
+    if (!bv) return false;
+    auto running = [&](const Value& old, const Value& batch) -> V {
+      V a = c.op("mul", {old, c.scalar(old.type.dtype, momentum)});
+      V b = c.op("mul", {batch, c.scalar(batch.type.dtype, 1 - momentum)});
+      return a && b ? c.op("add", {*a, *b}) : V{};
+    };
+    if (c.want(1)) {
+      V rm = running(c.in(3), *bm);
+      if (!rm) return false;
+      c.set(1, *rm);
+    }
+    if (c.want(2)) {
+      V rv = running(c.in(4), *bv);
+      if (!rv) return false;
+      c.set(2, *rv);
+    }
+    mean = per_channel(c, *bm, x.rank());
+    var = mean ? per_channel(c, *bv, x.rank()) : V{};
+  }
   if (!var) return false;
   V d = c.op("sub", {x, *mean});
   V ve = c.op("add", {*var, c.scalar(var->type.dtype, eps)});
@@ -177,15 +212,27 @@ bool layer_norm(NodeCtx& c) {
   return true;
 }
 
-bool dropout(NodeCtx& c) {  // inference: the identity, and a mask of ones
+bool dropout(NodeCtx& c) {  // inference, or training with ratio 0: the identity, and a mask of ones
   if (!need(c, 1)) return false;
   const Value& x = c.in(0);
-  (void)c.attr_float("ratio", 0.5f);
+  double ratio = c.attr_float("ratio", 0.5f);
   (void)c.attr_int("seed", 0);
+  bool training = false;
   if (c.opset() >= 12 && c.has(2)) {
     auto t = c.known_ints(c.in(2), "training_mode (input 2)");
     if (!t) return false;
-    if (t->size() != 1 || (*t)[0] != 0) return c.fail("I0005", "training_mode = true (rung imports inference graphs)");
+    if (t->size() != 1) return c.fail("I0005", "training_mode must be one value, got " + c.in(2).type.to_string());
+    training = (*t)[0] != 0;
+  }
+  if (training) {  // only ratio 0 drops nothing; any other ratio draws random numbers numpy's would not match
+    if (c.has(1)) {
+      auto r = c.known_reals(c.in(1), "ratio (input 1)");
+      if (!r) return false;
+      if (r->size() != 1) return c.fail("I0005", "ratio must be one value, got " + c.in(1).type.to_string());
+      ratio = (*r)[0];
+    }
+    if (ratio != 0.0)
+      return c.fail("I0005", "training_mode = true with ratio " + std::to_string(ratio) + " (random; only ratio 0, the identity, is imported)");
   }
   c.set(0, x);
   if (!c.want(1)) return true;
@@ -215,11 +262,11 @@ void add_nn_handlers(std::vector<Handler>& h) {
   h.push_back({"Softmax", 13, kMaxOpset, [](NodeCtx& c) { return softmax(c, "softmax"); }, "softmax"});
   h.push_back({"LogSoftmax", 1, 12, [](NodeCtx& c) { return softmax(c, "log_softmax"); }, "log_softmax (flattened to 2-D at axis)"});
   h.push_back({"LogSoftmax", 13, kMaxOpset, [](NodeCtx& c) { return softmax(c, "log_softmax"); }, "log_softmax"});
-  h.push_back({"BatchNormalization", 7, kMaxOpset, batch_norm, "sub, add, sqrt, div, mul, add (inference)"});
+  h.push_back({"BatchNormalization", 7, kMaxOpset, batch_norm, "sub, add, sqrt, div, mul, add; training_mode: mean, variance over N and spatial"});
   h.push_back({"LayerNormalization", 17, kMaxOpset, layer_norm, "layer_norm; Mean and InvStdDev: mean, variance, sqrt, reciprocal"});
   h.push_back({"InstanceNormalization", 6, kMaxOpset, instance_norm, "mean, variance, sub, mul, add, sqrt, div, add"});
   h.push_back({"MeanVarianceNormalization", 9, kMaxOpset, mean_variance_norm, "mean, square, sub, sqrt, add, div"});
-  h.push_back({"Dropout", 7, kMaxOpset, dropout, "identity (inference); mask: ones_like"});
+  h.push_back({"Dropout", 7, kMaxOpset, dropout, "identity (inference, or training with ratio 0); mask: ones_like"});
   h.push_back({"GlobalAveragePool", 1, kMaxOpset, [](NodeCtx& c) { return global_pool(c, "mean"); }, "mean over the spatial axes"});
   h.push_back({"GlobalMaxPool", 1, kMaxOpset, [](NodeCtx& c) { return global_pool(c, "max"); }, "max over the spatial axes"});
 }

@@ -14,6 +14,7 @@
 #include "onnx/parse.h"
 #include "onnx/place.h"
 #include "onnx/structure.h"
+#include "onnx/subgraph.h"
 
 namespace rung::onnx_import {
 namespace {
@@ -28,8 +29,11 @@ std::string symbol_name(const std::string& p) {
 
 class Import {
  public:
-  Import(const ::onnx::ModelProto& m, std::int64_t opset, const Options& o, DiagnosticSink& d)
-      : m_(m), g_(m.graph()), opset_(opset), c_(o, d), d_(d) {}
+  Import(const ::onnx::ModelProto& m, const Options& o, DiagnosticSink& d)
+      : m_(m), g_(m.graph()), c_(o, d), d_(d) {
+    // check_structure refused an ai.onnx import outside kMinOpset..kMaxOpset and repeats.
+    for (const auto& imp : m.opset_import()) c_.opsets[std::string(handler_domain(imp.domain()))] = imp.version();
+  }
 
   std::optional<block::Program> run(const std::string& module_name) {
     if (!handled() || !initializers() || !run_checker(m_, d_)) return std::nullopt;
@@ -54,23 +58,15 @@ class Import {
   bool handled() {
     for (int i = 0; i < g_.node_size(); ++i) {
       const auto& n = g_.node(i);
-      std::string place = node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), opset_);
-      if (!n.domain().empty() && n.domain() != "ai.onnx") {
-        d_.error("I0004", place + ": domain " + quoted(n.domain()) + " has no handlers")
-            .note(n.domain() == "ai.onnx.ml" || n.domain() == "ai.onnx.preview.training"
-                      ? "the ML and training domains are refused"
-                      : "rung imports ai.onnx ops only (no custom domains or model-local functions)");
-        return false;
-      }
-      std::string ranges;
-      if (!find_handler(n.op_type(), opset_, &ranges)) {
-        auto& e = d_.error("I0004", place + ": no handler for " + quoted(n.op_type()) + " at opset " + std::to_string(opset_));
-        if (!ranges.empty()) e.note("rung's handlers for it cover opsets " + ranges);
-        else e.note("`rung import --list-ops` lists the ops rung imports; ops that need new registry ops (Conv, pooling, Resize, ...) come later");
-        return false;
-      }
+      if (!handler_for(c_, n, place_of(i))) return false;
     }
     return true;
+  }
+
+  // A node's place names the opset of its own domain (Adam: ai.onnx.preview.training 1).
+  std::string place_of(int i) {
+    const auto& n = g_.node(i);
+    return node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), node_opset(c_, n));
   }
 
   bool initializers() {
@@ -206,31 +202,12 @@ class Import {
 
   bool nodes() {
     for (int i = 0; i < g_.node_size(); ++i) {
-      const auto& n = g_.node(i);
-      std::string place = node_place(static_cast<std::size_t>(i), n.name(), n.op_type(), opset_);
-      const Handler* h = find_handler(n.op_type(), opset_);  // there is one: handled()
-      NodeCtx ctx(c_, n, place, opset_);
-      std::size_t errors = d_.error_count();
-      if (!h->fn(ctx)) {
-        RUNG_CHECK(d_.error_count() > errors, ("an ONNX handler failed without a diagnostic: " + place).c_str());
-        return false;
-      }
-      for (const auto& a : n.attribute())
-        if (!ctx.read_attrs().count(a.name())) {
-          d_.error("I0005", place + ": attribute " + quoted(a.name()) + " is not supported")
-              .note("rung refuses what it would otherwise ignore: the result could differ from what the model means");
-          return false;
-        }
-      for (int k = 0; k < n.output_size(); ++k) {
-        if (n.output(k).empty()) continue;
-        auto& r = ctx.results()[static_cast<std::size_t>(k)];
-        if (!r) {
-          d_.error("I0005", place + ": output " + std::to_string(k) + " " + quoted(n.output(k)) + " is not supported");
-          return false;
-        }
-        c_.values[n.output(k)] = std::move(*r);
-        produced_.emplace_back(n.output(k), place);
-      }
+      std::string place = place_of(i);
+      auto define = [&](const std::string& name, Value v) {
+        c_.values[name] = std::move(v);
+        produced_.emplace_back(name, place);
+      };
+      if (!import_node(c_, g_.node(i), place, define)) return false;
     }
     return true;
   }
@@ -278,7 +255,6 @@ class Import {
 
   const ::onnx::ModelProto& m_;
   const ::onnx::GraphProto& g_;
-  std::int64_t opset_;
   Converter c_;
   DiagnosticSink& d_;
   std::vector<std::pair<std::string, std::string>> produced_;  // node outputs and their nodes' places
@@ -302,7 +278,7 @@ std::optional<Imported> import_model(std::string_view bytes, const std::string& 
   p.producer_version = m->producer_version().substr(0, 256);
   p.graph_name = m->graph().name().substr(0, 256);
   for (const auto& o : m->opset_import()) p.opsets.emplace_back((o.domain().empty() ? "ai.onnx" : o.domain()).substr(0, 256), o.version());
-  auto program = Import(*m, *opset, options, diags).run(module_name);
+  auto program = Import(*m, options, diags).run(module_name);
   if (!program || diags.has_errors()) return std::nullopt;
   out.program = std::move(*program);
   return out;

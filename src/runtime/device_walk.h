@@ -83,7 +83,8 @@ class DeviceBackend : public OpBackend {
           diags.error("N0010", "unknown op `" + node.opcode + "`");
           return std::nullopt;
         }
-        out = dispatch(*def, inputs, node.attrs, diags);
+        AttrMap scratch;
+        out = dispatch(*def, inputs, bind_shape_attrs(node.attrs, bindings, scratch), diags);
       }
       if (!out) {
         if (diags.all().size() > before) diags.last().note("while evaluating " + describe_node(g, n) + " in `" + r.name + "`");

@@ -81,17 +81,19 @@ class HostWalk {
         if (!out) return std::nullopt;
       } else {
         std::size_t before = diags_.all().size();
+        AttrMap scratch;
+        const AttrMap& attrs = bind_shape_attrs(node.attrs, bindings, scratch);
         if (opts_.evaluate) {
           const ops::OpDef* def = ops::op_registry().find(node.opcode);
           if (!def) {
             diags_.error("N0010", "unknown op `" + node.opcode + "`");
             return std::nullopt;
           }
-          out = opts_.evaluate(*def, inputs, node.attrs, diags_);
+          out = opts_.evaluate(*def, inputs, attrs, diags_);
         } else {
           ops::EvalOptions eo;
           eo.tier = opts_.tier;
-          out = ops::evaluate(node.opcode, inputs, node.attrs, diags_, eo);
+          out = ops::evaluate(node.opcode, inputs, attrs, diags_, eo);
         }
         if (!out) {
           if (diags_.all().size() > before) {

@@ -25,6 +25,30 @@ std::string fit_type(const TensorType& declared, DType dtype, std::span<const st
   return {};
 }
 
+namespace {
+bool has_bound_symbol(const Shape& s, const DimBindings& bindings) {
+  for (const Dim& d : s)
+    if (!d.is_static() && bindings.count(d.name())) return true;
+  return false;
+}
+}  // namespace
+
+const AttrMap& bind_shape_attrs(const AttrMap& attrs, const DimBindings& bindings, AttrMap& scratch) {
+  bool any = false;
+  for (const auto& [name, v] : attrs) any = any || (v.is<Shape>() && has_bound_symbol(v.as<Shape>(), bindings));
+  if (!any) return attrs;
+  scratch = attrs;
+  for (auto& [name, v] : scratch) {
+    if (!v.is<Shape>()) continue;
+    Shape s = v.as<Shape>();
+    for (Dim& d : s)
+      if (!d.is_static())
+        if (auto it = bindings.find(d.name()); it != bindings.end()) d = Dim::fixed(it->second);
+    v = AttrValue(std::move(s));
+  }
+  return scratch;
+}
+
 std::string fit_type(const TensorType& declared, const ops::HostTensor& value, DimBindings& bindings) {
   return fit_type(declared, value.dtype(), value.shape(), bindings);
 }

@@ -38,6 +38,13 @@ bool check_result_count(const Graph& g, NodeId n, std::size_t count, DiagnosticS
 bool check_result(const Graph& g, NodeId n, std::size_t i, DType dtype, std::span<const std::uint64_t> shape,
                   DimBindings& bindings, DiagnosticSink& diags);
 
+// `attrs` with every symbol in its shape-valued attributes replaced by the extent bound on
+// entry (a reshape to [B, 64] in a region entered with B = 3 runs as a reshape to [3, 64]:
+// the op's shape rule sees concrete operands and must see a concrete target). Returns
+// `attrs` itself when no attribute holds a bound symbol, else `scratch` filled with the copy.
+// A symbol not bound stays, and the op's shape rule reports it.
+const AttrMap& bind_shape_attrs(const AttrMap& attrs, const DimBindings& bindings, AttrMap& scratch);
+
 // The value of a `const` node.
 ops::HostTensor constant_value(const Node& node);
 

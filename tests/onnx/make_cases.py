@@ -474,6 +474,12 @@ def main():
     case("symbolic_batch", [N("MatMul", ["x", "w"], ["h"]), N("Relu", ["h"], ["r0"]), N("ReduceSum", ["r0", "ax"], ["y"], keepdims=0)],
          [("x", xd)], [("y", np.maximum(xd @ cv.repeat(2, 0)[:3, :2], 0).sum(axis=1))],
          inits={"w": cv.repeat(2, 0)[:3, :2].copy(), "ax": np.array([1], np.int64)}, sym={"x": ["batch", 3], "y": ["batch"]})
+    # A Reshape to [-1 -> batch, 8] (LeNet's flatten): the target keeps the symbol, which the
+    # run binds from x's extent (no random draw: the cases after it keep theirs).
+    xf = (np.arange(3 * 2 * 2 * 2, dtype=F) / 4 - 2).reshape(3, 2, 2, 2)
+    case("symbolic_batch_flatten", [N("Reshape", ["x", "s"], ["h"]), N("Relu", ["h"], ["y"])],
+         [("x", xf)], [("y", np.maximum(xf.reshape(3, 8), 0))],
+         inits={"s": np.array([-1, 8], np.int64)}, sym={"x": ["batch", 2, 2, 2], "y": ["batch", 8]})
     # ---- resize: scales, sizes and roi as initializers; ONNX 1.12's reference gives the values ---
     from onnx.backend.test.case.node.resize import interpolate_nd, linear_coeffs, cubic_coeffs, nearest_coeffs
     xr = r(1, 2, 4, 5)
@@ -506,6 +512,7 @@ def main():
          inits={"one": np.array([1, 1], np.int64)}, bind={"st0": np.array([0, 1], np.int64), "en": np.array([3, 5], np.int64)})
     # An initializer also listed as a graph input: its value is the model's (binding it is I0013).
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
+    control_cases()
     pool3d_cases()  # last: the cases above keep their random draws
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
@@ -639,6 +646,203 @@ def recurrent_cases():
     case("rnn_bidirectional", [N("RNN", ["x", "w", "r", "b", "", "h0"], ["y", "y_h"], hidden_size=H, direction="bidirectional")],
          [("x", x)], [("y", np.stack([fwd[0], bwd[0]], 1)), ("y_h", np.stack([fwd[1], bwd[1]], 0))],
          inits={"w": w2, "r": r2, "b": b2, "h0": h2})
+
+def control_cases():
+    """The training domain's optimizers, BatchNormalization and Dropout in training mode, LRN,
+    TfIdfVectorizer, and If/Loop/Scan unrolled at import (own generator)."""
+    g = np.random.default_rng(1101)
+    rr = lambda *s: g.standard_normal(s).astype(F)
+    i64 = lambda v: np.array(v, np.int64)
+    f32 = lambda v: np.array(v, F)
+    TRAIN = "ai.onnx.preview.training"
+
+    def training(name, op, ins, outs, **attrs):
+        """A case whose node is of the training domain (opset 1); no ai.onnx import."""
+        vi = lambda n, a: helper.make_tensor_value_info(n, ONNX_TYPE[a.dtype], list(a.shape))
+        node = helper.make_node(op, [n for n, _ in ins], [n for n, _ in outs], name=f"{op}_0", domain=TRAIN, **attrs)
+        gr = helper.make_graph([node], name, [vi(n, a) for n, a in ins], [vi(n, a) for n, a in outs])
+        m = helper.make_model(gr, opset_imports=[helper.make_opsetid(TRAIN, 1)], producer_name="make_cases.py", producer_version="1")
+        m.ir_version = 8
+        onnx.checker.check_model(m)
+        d = os.path.join(OUT, name)
+        os.makedirs(d)
+        onnx.save(m, os.path.join(d, "model.onnx"))
+        for k, (_, a) in enumerate(ins):
+            np.save(os.path.join(d, f"in_{k}.npy"), a)
+        for k, (_, a) in enumerate(outs):
+            np.save(os.path.join(d, f"out_{k}.npy"), np.array(a, order="C"))
+
+    # ---- Adagrad, Adam, Momentum: the ONNX formulas in float32, two tensors, T > 0 and T = 0 ----
+    r_, t3 = f32(0.25), i64(3)
+    x1, x2, g1, g2 = rr(3), rr(2, 2), rr(3), rr(2, 2)
+    h1, h2 = np.abs(rr(3)) + F(0.1), np.abs(rr(2, 2)) + F(0.1)
+    nc, eps, decay = F(0.01), F(1e-3), F(0.5)
+
+    def adagrad(x, gg, h, t):
+        rate = r_ / (F(1) + F(t) * decay)
+        gr = nc * x + gg
+        hn = h + gr * gr
+        return x - rate * gr / (np.sqrt(hn) + eps), hn
+
+    (a1, ah1), (a2, ah2) = adagrad(x1, g1, h1, 3), adagrad(x2, g2, h2, 3)
+    training("adagrad_two", "Adagrad", [("R", r_), ("T", t3), ("X1", x1), ("X2", x2), ("G1", g1), ("G2", g2), ("H1", h1), ("H2", h2)],
+             [("X1n", a1), ("X2n", a2), ("H1n", ah1), ("H2n", ah2)], norm_coefficient=0.01, epsilon=1e-3, decay_factor=0.5)
+    al, be, post = F(0.8), F(0.9), F(0.05)
+    v1 = rr(3)
+
+    def adam(x, gg, v, h, t):
+        gr = nc * x + gg
+        vn = al * v + (F(1) - al) * gr
+        hn = be * h + (F(1) - be) * (gr * gr)
+        rate = r_ * np.sqrt(F(1) - be ** F(t)) / (F(1) - al ** F(t)) if t > 0 else r_
+        return (F(1) - post) * (x - rate * (vn / (np.sqrt(hn) + eps))), vn, hn
+
+    for t in (0, 2):
+        xn, vn, hn = adam(x1, g1, v1, h1, t)
+        training(f"adam_t{t}", "Adam", [("R", r_), ("T", i64(t)), ("X", x1), ("G", g1), ("V", v1), ("H", h1)],
+                 [("Xn", xn), ("Vn", vn), ("Hn", hn)], alpha=0.8, beta=0.9, epsilon=1e-3, norm_coefficient=0.01,
+                 norm_coefficient_post=0.05)
+    for mode in ("standard", "nesterov"):
+        for t in (0, 2):
+            gr = nc * x2 + g2
+            vn = al * h2 + (be if t > 0 else F(1)) * gr
+            xn = x2 - r_ * (vn if mode == "standard" else gr + al * vn)
+            training(f"momentum_{mode}_t{t}", "Momentum", [("R", r_), ("T", i64(t)), ("X", x2), ("G", g2), ("V", h2)],
+                     [("Xn", xn), ("Vn", vn)], alpha=0.8, beta=0.9, norm_coefficient=0.01, mode=mode)
+
+    # ---- BatchNormalization training_mode (opset 15): batch statistics, running statistics ----
+    xb, sb, bb, mb, vb = rr(2, 3, 4), rr(3), rr(3), rr(3), np.abs(rr(3))
+    bm, bv = xb.mean(axis=(0, 2)), xb.var(axis=(0, 2))
+    yb = sb[:, None] * (xb - bm[:, None]) / np.sqrt(bv[:, None] + F(1e-3)) + bb[:, None]
+    case("batchnormalization_training", [N("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"], epsilon=1e-3,
+                                           momentum=0.75, training_mode=1)],
+         [("x", xb), ("s", sb), ("b", bb), ("m", mb), ("v", vb)],
+         [("y", yb.astype(F)), ("rm", (mb * F(0.75) + bm * F(0.25)).astype(F)), ("rv", (vb * F(0.75) + bv * F(0.25)).astype(F))], opset=15)
+    # ---- Dropout in training mode with ratio 0: the identity, a mask of trues ----
+    xd = rr(2, 3)
+    case("dropout_training_ratio0", [N("Dropout", ["x", "r", "t"], ["y", "mask"], seed=3)], [("x", xd)],
+         [("y", xd), ("mask", np.ones((2, 3), bool))], opset=13, inits={"r": f32(0.0), "t": np.array(True)})
+
+    # ---- LRN: an even size (the window leans forward) and a window wider than the channels ----
+    def lrn(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+        C = x.shape[1]
+        ss = np.zeros_like(x)
+        for c in range(C):
+            lo, hi = max(0, c - (size - 1) // 2), min(C, c + (size - 1) - (size - 1) // 2 + 1)
+            ss[:, c] = (x[:, lo:hi] ** 2).sum(axis=1)
+        return (x / (F(bias) + F(alpha / size) * ss) ** F(beta)).astype(F)
+
+    xl = rr(2, 5, 3, 2)
+    case("lrn_size4", [N("LRN", ["x"], size=4, alpha=0.01, beta=0.6, bias=1.5)], [("x", xl)], [("y", lrn(xl, 4, 0.01, 0.6, 1.5))])
+    case("lrn_wide", [N("LRN", ["x"], size=13, alpha=0.02)], [("x", xl[:, :3])], [("y", lrn(xl[:, :3], 13, 0.02))], opset=12)
+
+    # ---- TfIdfVectorizer over int64 tokens (onnxruntime's counting: unigrams once, longer n-grams per skip) ----
+    def tfidf(X, min_n, max_n, skip, counts, indexes, pool, mode, weights=None):
+        X2 = X.reshape(1, -1) if X.ndim == 1 else X
+        levels, grams = len(counts), []
+        for i in range(levels):
+            end = counts[i + 1] if i + 1 < levels else len(pool)
+            grams += [tuple(pool[k:k + i + 1]) for k in range(counts[i], end, i + 1)]
+        out = np.zeros((X2.shape[0], max(indexes) + 1), F)
+        for b, row in enumerate(X2):
+            for k, gram in enumerate(grams):
+                n = len(gram)
+                if not min_n <= n <= max_n:
+                    continue
+                hits = 0
+                for d in range(1, (1 if n == 1 else skip + 1) + 1):
+                    for s0 in range(len(row) - (n - 1) * d):
+                        hits += all(row[s0 + j * d] == gram[j] for j in range(n))
+                w = 1.0 if weights is None else weights[k]
+                out[b, indexes[k]] = hits if mode == "TF" else (w if hits else 0) if mode == "IDF" else hits * w
+        return out.reshape(-1) if X.ndim == 1 else out
+
+    xt = g.integers(1, 6, (2, 7)).astype(np.int64)
+    pool, counts, idx = [1, 2, 3, 4, 2, 3, 3, 1, 5, 5], [0, 4], [6, 0, 1, 2, 3, 4, 5]
+    for mode, skip, w in (("TF", 2, None), ("IDF", 0, [0.5, 1, 2, 3, 4, 5, 6]), ("TFIDF", 1, [0.5, 1, 2, 3, 4, 5, 6])):
+        attrs = dict(min_gram_length=1, max_gram_length=2, max_skip_count=skip, mode=mode, ngram_counts=counts, pool_int64s=pool)
+        ix = idx if w is None else list(range(7))
+        if w is not None:
+            attrs["weights"] = w
+        case(f"tfidfvectorizer_{mode.lower()}", [N("TfIdfVectorizer", ["x"], ngram_indexes=ix, **attrs)], [("x", xt)],
+             [("y", tfidf(xt, 1, 2, skip, counts, ix, pool, mode, w))], opset=9)
+    x1d = xt[0].astype(np.int32)
+    case("tfidfvectorizer_int32_bigrams", [N("TfIdfVectorizer", ["x"], min_gram_length=2, max_gram_length=2, max_skip_count=3,
+                                             mode="TF", ngram_counts=counts, ngram_indexes=idx, pool_int64s=pool)],
+         [("x", x1d)], [("y", tfidf(x1d, 2, 2, 3, counts, idx, pool, "TF"))], opset=9)
+
+    # ---- If, Loop, Scan: bodies imported at import, outer names visible ----
+    vi = lambda n, dt=TensorProto.FLOAT, s=None: helper.make_tensor_value_info(n, dt, s)
+    xi = rr(2, 3)
+    then_g = helper.make_graph([N("Add", ["x", "x"], ["t"])], "then", [], [vi("t", s=[2, 3])])
+    else_g = helper.make_graph([N("Neg", ["x"], ["e"])], "else", [], [vi("e", s=[2, 3])])
+    case("if_initializer_cond", [N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], [("x", xi)], [("y", -xi)],
+         inits={"c": np.array(False)}, opset=13)
+    case("if_bound_cond", [N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g), N("Relu", ["y"], ["z"])], [("x", xi)],
+         [("z", np.maximum(xi + xi, 0))], bind={"c": np.array(True)}, opset=13)
+    # Loop with a trip count: y += x[i] * i, a scan output per step; the body's condition i < 10.
+    xs = rr(4, 3)
+    body = helper.make_graph(
+        [N("Gather", ["xs", "i"], ["row"]), N("Cast", ["i"], ["fi"], to=TensorProto.FLOAT), N("Mul", ["row", "fi"], ["term"]),
+         N("Add", ["y_in", "term"], ["y_out"]), N("Less", ["i", "ten"], ["c_out"]), N("Identity", ["term"], ["s_out"])],
+        "body", [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("y_in", s=[3])],
+        [vi("c_out", TensorProto.BOOL, []), vi("y_out", s=[3]), vi("s_out", s=[3])])
+    y0 = rr(3)
+    terms = np.stack([xs[i] * F(i) for i in range(4)])
+    case("loop_trip_count", [N("Loop", ["m", "", "y0"], ["y", "s"], body=body)], [("xs", xs), ("y0", y0)],
+         [("y", (y0 + terms[0] + terms[1] + terms[2] + terms[3]).astype(F)), ("s", terms)],
+         inits={"m": i64(4), "ten": i64(10)}, opset=13)
+    # Loop ended by its condition: no trip count, the body's condition i + 1 < 3 (three steps).
+    body2 = helper.make_graph(
+        [N("Add", ["i", "one"], ["i1"]), N("Less", ["i1", "three"], ["c_out"]), N("Mul", ["y_in", "two"], ["y_out"])],
+        "body", [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("y_in", s=[3])],
+        [vi("c_out", TensorProto.BOOL, []), vi("y_out", s=[3])])
+    case("loop_condition", [N("Loop", ["", "c", "y0"], ["y"], body=body2)], [("y0", y0)], [("y", y0 * F(8))],
+         inits={"c": np.array(True), "one": i64(1), "three": i64(3), "two": f32(2)}, opset=13)
+    # Scan 9: a reversed scan input along axis 1, the scan output stacked along axis 1.
+    xsc, s0 = rr(2, 4), rr(2)
+    sbody = helper.make_graph([N("Add", ["s_in", "col"], ["s_out"]), N("Mul", ["s_out", "col"], ["o"])], "sbody",
+                              [vi("s_in", s=[2]), vi("col", s=[2])], [vi("s_out", s=[2]), vi("o", s=[2])])
+    st, outs = s0, []
+    for t in range(3, -1, -1):
+        st = st + xsc[:, t]
+        outs.append(st * xsc[:, t])
+    case("scan_reverse_axis1", [N("Scan", ["s0", "x"], ["s", "o"], body=sbody, num_scan_inputs=1, scan_input_axes=[1],
+                                  scan_input_directions=[1], scan_output_axes=[-1])],
+         [("s0", s0), ("x", xsc)], [("s", st), ("o", np.stack(outs, 1))], opset=11)
+    # An If inside a Loop body, its condition the body's own i < 2: the branch differs per iteration.
+    add_g = helper.make_graph([N("Add", ["acc", "xr"], ["a"])], "then", [], [vi("a", s=[3])])
+    sub_g = helper.make_graph([N("Sub", ["acc", "xr"], ["b"])], "else", [], [vi("b", s=[3])])
+    body3 = helper.make_graph(
+        [N("Gather", ["xs", "i"], ["xr"]), N("Less", ["i", "two_i"], ["lt"]), N("Identity", ["acc_in"], ["acc"]),
+         N("If", ["lt"], ["acc_out"], then_branch=add_g, else_branch=sub_g), N("Identity", ["c_in"], ["c_out"])],
+        "body", [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("acc_in", s=[3])],
+        [vi("c_out", TensorProto.BOOL, []), vi("acc_out", s=[3])])
+    case("loop_if_inside", [N("Loop", ["m", "", "y0"], ["y"], body=body3)], [("xs", xs), ("y0", y0)],
+         [("y", (y0 + xs[0] + xs[1] - xs[2] - xs[3]).astype(F))], inits={"m": i64(4), "two_i": i64(2)}, opset=13)
+    # Scan 9 with two scan inputs and a reversed scan output.
+    xa, xb2 = rr(3, 2), rr(3, 2)
+    sbody2 = helper.make_graph([N("Mul", ["a", "b"], ["ab"]), N("Add", ["s_in", "ab"], ["s_out"]), N("Identity", ["s_out"], ["o"])],
+                               "sbody2", [vi("s_in", s=[2]), vi("a", s=[2]), vi("b", s=[2])], [vi("s_out", s=[2]), vi("o", s=[2])])
+    st, outs = s0, []
+    for t in range(3):
+        st = st + xa[t] * xb2[t]
+        outs.append(st)
+    case("scan_two_inputs_reversed_output", [N("Scan", ["s0", "a", "b"], ["s", "o"], body=sbody2, num_scan_inputs=2,
+                                               scan_output_directions=[1])],
+         [("s0", s0), ("a", xa), ("b", xb2)], [("s", st), ("o", np.stack(outs[::-1]))], opset=16)
+    # Scan 8: a batch of two, each scanned along axis 1 on its own.
+    x8, s8 = rr(2, 3, 2), rr(2, 2)
+    fin, o8 = [], []
+    for b in range(2):
+        st, ob = s8[b], []
+        for t in range(3):
+            st = st + x8[b, t]
+            ob.append(st * x8[b, t])
+        fin.append(st)
+        o8.append(np.stack(ob))
+    case("scan_8_batch", [N("Scan", ["", "s0", "x"], ["s", "o"], body=sbody, num_scan_inputs=1)], [("s0", s8), ("x", x8)],
+         [("s", np.stack(fin)), ("o", np.stack(o8))], opset=8)
 
 
 def pool3d_cases():

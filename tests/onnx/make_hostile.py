@@ -149,8 +149,62 @@ def main():
     # I0014: weights over the budget, refused before any allocation (2^40 floats, no data)
     t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40])
     save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
+    control_hostile()
     window_3d_hostile()
     print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
+
+
+def control_hostile():
+    """Loops, conditions, training ops, LRN and TfIdfVectorizer with abusive attributes or inputs."""
+    i64 = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)
+    b1 = lambda n, v: numpy_helper.from_array(np.array(v), n)
+    vi = lambda n, dt, s: helper.make_tensor_value_info(n, dt, s)
+    body = helper.make_graph([helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Identity", ["y_in"], ["y_out"])], "body",
+                             [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), f32("y_in", [2])],
+                             [vi("c_out", TensorProto.BOOL, []), f32("y_out", [2])])
+    loop = lambda ins: helper.make_node("Loop", ins, ["y"], name="loop", body=body)
+    # a trip count of 10^12 (unrolled at import: refused above the iteration limit)
+    save("I0002_loop_trip_huge", model([loop(["m", "", "x"])], [f32("x", [2])], [f32("y", [2])], [i64("m", 10 ** 12)], opset=13))
+    # no trip count and a condition that stays true: never ends
+    save("I0002_loop_forever", model([loop(["", "c", "x"])], [f32("x", [2])], [f32("y", [2])], [b1("c", True)], opset=13))
+    # nested loops of 4000 steps each over an empty body: 16 million body imports, bounded in total
+    empty = helper.make_graph([], "empty", [vi("j", TensorProto.INT64, []), vi("c2", TensorProto.BOOL, []), f32("z", [2])],
+                              [vi("c2", TensorProto.BOOL, []), f32("z", [2])])
+    outer = helper.make_graph([helper.make_node("Loop", ["m", "", "y_in"], ["y_out"], body=empty)], "outer",
+                              [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), f32("y_in", [2])],
+                              [vi("c_in", TensorProto.BOOL, []), f32("y_out", [2])])
+    save("I0002_loop_nested_empty", model([helper.make_node("Loop", ["m", "", "x"], ["y"], name="loop", body=outer)], [f32("x", [2])],
+                                          [f32("y", [2])], [i64("m", 4000)], opset=13))
+    save("I0005_loop_trip_negative", model([loop(["m", "", "x"])], [f32("x", [2])], [f32("y", [2])], [i64("m", -5)], opset=13))
+    # a trip count and condition computed at run time
+    save("I0012_loop_trip_runtime", model([loop(["m", "", "x"])], [f32("x", [2]), vi("m", TensorProto.INT64, [])], [f32("y", [2])], opset=13))
+    leaf = lambda name: helper.make_graph([helper.make_node("Identity", ["x"], [name])], name, [], [f32(name, [2])])
+    save("I0012_if_runtime_cond", model([helper.make_node("If", ["c"], ["y"], name="if", then_branch=leaf("t"), else_branch=leaf("e"))],
+                                        [f32("x", [2]), vi("c", TensorProto.BOOL, [])], [f32("y", [2])], opset=13))
+    sbody = helper.make_graph([helper.make_node("Add", ["s_in", "v"], ["s_out"])], "sbody", [f32("s_in", [2]), f32("v", [2])], [f32("s_out", [2])])
+    save("I0005_scan_axis_outside", model([helper.make_node("Scan", ["s", "x"], ["y"], name="scan", body=sbody, num_scan_inputs=1,
+                                                            scan_input_axes=[7])], [f32("s", [2]), f32("x", [3, 2])], [f32("y", [2])], opset=11))
+    save("I0005_scan_count_huge", model([helper.make_node("Scan", ["s", "x"], ["y"], name="scan", body=sbody, num_scan_inputs=2 ** 40)],
+                                        [f32("s", [2]), f32("x", [3, 2])], [f32("y", [2])], opset=11))
+    # training ops: a group count that does not divide
+    m = model([helper.make_node("Adam", ["r", "t", "x", "g", "v"], ["y"], name="adam", domain="ai.onnx.preview.training")],
+              [f32("r", []), vi("t", TensorProto.INT64, []), f32("x", [2]), f32("g", [2]), f32("v", [2])], [f32("y", [2])])
+    del m.opset_import[:]
+    m.opset_import.append(helper.make_opsetid("ai.onnx.preview.training", 1))
+    save("I0005_adam_groups", m)
+    m = model([helper.make_node("Foo", ["x"], ["y"], name="foo", domain="com.example")], [f32("x", [2])], [f32("y", [2])])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    save("I0004_custom_domain", m)
+    save("I0005_lrn_size_negative", model([helper.make_node("LRN", ["x"], ["y"], name="lrn", size=-5)], [f32("x", [1, 3, 2])], [f32("y", [1, 3, 2])]))
+    save("I0005_lrn_rank1", model([helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3)], [f32("x", [3])], [f32("y", [3])]))
+    tf = lambda name, **kw: save(name, model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], name="tfidf", **{k: v for k, v in {
+        **dict(min_gram_length=1, max_gram_length=1, max_skip_count=0, mode="TF", ngram_counts=[0], ngram_indexes=[0, 1], pool_int64s=[3, 4]), **kw}.items() if v is not None})],
+        [vi("x", TensorProto.INT64, [5])], [f32("y", [2])], opset=9))
+    tf("I0005_tfidf_index_negative", ngram_indexes=[0, -1])
+    tf("I0005_tfidf_index_huge", ngram_indexes=[0, 2 ** 50])
+    tf("I0005_tfidf_counts_outside", ngram_counts=[0, 100])
+    tf("I0005_tfidf_skip_negative", max_skip_count=-3)
+    tf("I0007_tfidf_pool_strings", pool_int64s=None, pool_strings=["a", "b"])
 
 
 def window_3d_hostile():

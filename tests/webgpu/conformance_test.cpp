@@ -250,6 +250,41 @@ TEST(WebGpu, SignedToU64CastRefusesNegativesAndKeepsTheRest) {
   }
 }
 
+// add and sub on i64/u64 (held in 32 bits): a result the 32 bits cannot hold is A0010, never
+// a value wrapped at the wrong width; results that fit are the reference's.
+TEST(WebGpu, WideIntegerAddRefusesOverflowAndKeepsTheRest) {
+  runtime::OpBackend* b = backend();
+  ASSERT_NE(b, nullptr);
+  auto ints = [](DType t, std::vector<std::int64_t> v) {
+    ops::HostTensor h(t, {static_cast<std::uint64_t>(v.size())});
+    for (std::size_t i = 0; i < v.size(); ++i) h.store_int(i, static_cast<std::uint64_t>(v[i]));
+    return h;
+  };
+  struct Case {
+    const char* op;
+    DType t;
+    std::vector<std::int64_t> a, b;
+    bool fits;
+  };
+  const std::int64_t top = 2147483647, bottom = -2147483648LL;
+  for (const Case& c : {Case{"add", DType::i64, {top, 1}, {1, 2}, false}, Case{"sub", DType::i64, {bottom, 5}, {1, 7}, false},
+                        Case{"add", DType::i64, {top - 1, -4}, {1, bottom + 4}, true},
+                        Case{"sub", DType::u64, {3, 9}, {4, 1}, false}, Case{"add", DType::u64, {4294967294LL, 0}, {1, 0}, true}}) {
+    const ops::OpDef* op = ops::op_registry().find(c.op);
+    std::vector<ops::HostTensor> in = {ints(c.t, c.a), ints(c.t, c.b)};
+    DiagnosticSink d, rd;
+    auto got = b->run_op(*op, in, {}, d);
+    if (!c.fits) {
+      EXPECT_FALSE(got) << c.op << " " << dtype_name(c.t);
+      EXPECT_TRUE(d.contains("A0010")) << (d.empty() ? std::string() : d.last().code + " " + d.last().message);
+      continue;
+    }
+    auto ref = ops::evaluate(*op, in, {}, rd);
+    ASSERT_TRUE(got && ref) << (d.empty() ? std::string() : d.last().code + " " + d.last().message);
+    EXPECT_TRUE((*got)[0].identical((*ref)[0])) << c.op << " " << dtype_name(c.t);
+  }
+}
+
 // csr_from_coo validates in its first program: a bad row is N0012 before any count is read.
 TEST(WebGpu, CooOutOfRangeIsRefusedLikeTheReference) {
   runtime::OpBackend* b = backend();

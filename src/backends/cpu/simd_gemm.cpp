@@ -3,8 +3,8 @@
 // increasing order from +0 (or, with `accumulate`, from C's value): the first k-block starts
 // the tile at zero, later k-blocks load the tile from C and continue the chain, so blocking
 // never reassociates anything.
-// Targets without a fused multiply-add (SSSE3, SSE4, scalar) take the fma per lane from
-// num::fma_f32 (correct, slower): a separate multiply and add would round twice.
+// Targets without a fused multiply-add (HWY_NATIVE_FMA 0: SSSE3, SSE4, scalar, WASM) take the
+// fma per lane from num::fma_f32 (correct, slower): a separate multiply and add would round twice.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd_gemm.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -22,11 +22,10 @@ namespace rung::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-constexpr bool kFusedMulAdd = false;
-#else
-constexpr bool kFusedMulAdd = true;
-#endif
+// Highway's own word per compiled target: MulAdd is one rounding only where HWY_NATIVE_FMA
+// is 1 (not on SSSE3, SSE4, EMU128, scalar, WASM, WASM_EMU256, nor AVX2 built with
+// HWY_DISABLE_BMI2_FMA). A list of target names would miss a target it does not name.
+constexpr bool kFusedMulAdd = HWY_NATIVE_FMA != 0;
 
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
 constexpr size_t kMR = 12;  // 24 accumulators + 2 B vectors + 1 broadcast of 32 registers

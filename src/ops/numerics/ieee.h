@@ -36,6 +36,23 @@ RUNG_HD float fma_f32_soft(float a, float b, float c) {
   return static_cast<float>(f64_from_bits(u));
 }
 
+// The same function by round-to-odd (Boldo and Melquiond, IEEE TC 2008): s = p + c rounded
+// to 53 bits is made odd when inexact (moved one ulp towards the exact sum if its last bit is
+// even), and rounding an odd-rounded value of at least 26 bits once more to nearest float is
+// correctly rounded. No midpoint test: one branch on the error, which vectorises (f64x2).
+RUNG_HD float fma_f32_odd(float a, float b, float c) {
+  double p = static_cast<double>(a) * static_cast<double>(b);
+  double cd = static_cast<double>(c);
+  double s = p + cd;
+  if (is_nan(s) || is_inf(s) || is_inf(p)) return static_cast<float>(s);
+  double bv = s - p;
+  double av = s - bv;
+  double err = (p - av) + (cd - bv);
+  std::uint64_t u = bits_of(s);
+  if (err != 0.0 && (u & 1) == 0) u = (err > 0.0) == (s > 0.0) ? u + 1 : u - 1;
+  return static_cast<float>(f64_from_bits(u));
+}
+
 RUNG_HD float fma_f32(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(a, b, c);

@@ -17,6 +17,10 @@ using ops::DTypeSet;
 constexpr DTypeSet kInt32 = {DType::i8, DType::i16, DType::i32, DType::u8, DType::u16, DType::u32};
 constexpr DTypeSet kFloat32Like = ops::kFloat32Like;
 constexpr DTypeSet kNumeric32 = kFloat32Like | kInt32;
+// i64/u64 values are held in 32 bits (their upload checks the range): ops that cannot leave
+// that range (comparisons, min/max) claim them; add and sub claim them with a check that
+// refuses (A0010) a result outside the 32 bits instead of wrapping at the wrong width.
+constexpr DTypeSet kWide = {DType::i64, DType::u64};
 
 struct Row {
   DTypeSet types;
@@ -57,12 +61,12 @@ const std::map<std::string, Row>& unary_rows() {
 
 const std::map<std::string, Row>& binary_rows() {
   static const std::map<std::string, Row> rows = {
-      {"add", {kNumeric32, "a + b", "a + b", "a + b", {}}},
-      {"sub", {kNumeric32, "a - b", "a - b", "a - b", {}}},
+      {"add", {kNumeric32 | kWide, "a + b", "a + b", "a + b", {}}},
+      {"sub", {kNumeric32 | kWide, "a - b", "a - b", "a - b", {}}},
       {"mul", {kNumeric32, "a * b", "a * b", "a * b", {}}},
       {"div", {kNumeric32, "div_cr(a, b)", "idiv(a, b)", "udiv(a, b)", {"idiv", "div_cr"}}},
-      {"maximum", {kNumeric32, "fmax(a, b)", "max(a, b)", "max(a, b)", {"fmax"}}},
-      {"minimum", {kNumeric32, "fmin(a, b)", "min(a, b)", "min(a, b)", {"fmin"}}},
+      {"maximum", {kNumeric32 | kWide, "fmax(a, b)", "max(a, b)", "max(a, b)", {"fmax"}}},
+      {"minimum", {kNumeric32 | kWide, "fmin(a, b)", "min(a, b)", "min(a, b)", {"fmin"}}},
       {"pow", {kFloat32Like, "pow_r(a, b)", "", "", {"pow_r"}}},
       {"remainder", {kNumeric32, "fmod_r(a, b)", "irem(a, b)", "urem(a, b)", {"irem", "fmod_r"}}},
   };
@@ -110,9 +114,28 @@ std::optional<Program> emit_binary(const KernelArgs& a, std::string& error) {
   for (int k = 0; k < 2; ++k)
     if (a.in[k].shape == out) m.aligned.push_back(k);
   std::string t(wgsl_type(s));
+  // add/sub on a 64-bit integer held in 32 bits: the 32-bit result is the true one unless
+  // it overflowed, which the sign (i64) or carry (u64) tests detect.
+  const bool wide = kWide.contains(a.in[0].dtype) && (a.op.name == "add" || a.op.name == "sub");
+  std::string check;
+  if (wide) {
+    m.status_slot = static_cast<int>(a.in.size() + a.out.size());
+    bool add = a.op.name == "add";
+    std::string overflow = s == Scalar::i32 ? (add ? "((a ^ r) & (b ^ r)) < 0" : "((a ^ b) & (a ^ r)) < 0")
+                                            : (add ? "r < a" : "a < b");
+    check = "  if (" + overflow + ") { status[0] = 1u; }\n";
+  }
   m.value_fn = "fn value(i: u32) -> " + t + " {\n  let a = ld_a(" + broadcast_index(a.in[0].shape, out, "i") +
-               ");\n  let b = ld_b(" + broadcast_index(a.in[1].shape, out, "i") + ");\n  return " + expr + ";\n}\n";
-  return map_program(a, m, error);
+               ");\n  let b = ld_b(" + broadcast_index(a.in[1].shape, out, "i") + ");\n  let r = " + expr + ";\n" + check +
+               "  return r;\n}\n";
+  auto p = map_program(a, m, error);
+  if (!p || !wide) return p;
+  p->scratch_words.push_back(1);
+  p->can_fail = true;
+  p->fail_code = "A0010";
+  p->fail_message = "`" + a.op.name + "` on " + std::string(dtype_info(a.in[0].dtype).name) +
+                    ": a result outside the 32 bits 64-bit integers have on the device";
+  return p;
 }
 
 std::optional<Program> emit_compare(const KernelArgs& a, std::string& error) {
@@ -267,8 +290,10 @@ std::optional<Program> emit_cast(const KernelArgs& a, std::string& error) {
 void register_elementwise_emitters(std::map<std::string, EmitterEntry>& t) {
   for (const auto& [name, row] : unary_rows()) t[name] = {emit_unary, row.types};
   for (const auto& [name, row] : binary_rows()) t[name] = {emit_binary, row.types};
-  for (const char* n : {"lt", "le", "gt", "ge"}) t[n] = {emit_compare, kNumeric32};
-  for (const char* n : {"eq", "ne"}) t[n] = {emit_compare, kNumeric32 | ops::kBool};  // bools held as 0u / 1u
+  // A comparison cannot wrap: 64-bit integers held in 32 bits (their upload checks the range)
+  // compare exactly, so index and label tensors (i64 in every ONNX model) can be compared.
+  for (const char* n : {"lt", "le", "gt", "ge"}) t[n] = {emit_compare, kNumeric32 | kWide};
+  for (const char* n : {"eq", "ne"}) t[n] = {emit_compare, kNumeric32 | kWide | ops::kBool};  // bools held as 0u / 1u
   for (const char* n : {"logical_and", "logical_or", "logical_xor"}) t[n] = {emit_compare, ops::kBool};
   t["logical_not"] = {emit_logical_not, ops::kBool};
   t["bit_shift"] = {emit_bit_shift, DTypeSet{DType::u8, DType::u16, DType::u32}};
