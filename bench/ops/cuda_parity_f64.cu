@@ -6,6 +6,9 @@
 //   nvcc -O2 -std=c++17 --fmad=false -Xcompiler -ffp-contract=off -arch=sm_90 -I src \
 //        bench/ops/cuda_parity_f64.cu -o cuda_parity_f64 && ./cuda_parity_f64
 // NaN results compare equal whatever their payload.
+// Measured 2026-12-03 on an NVIDIA H200 (sm_90, nvcc --fmad=false): exp_f64 and log_f64,
+// 134217728 inputs each, 0 differ (run as a condensed copy of this program and of the f64
+// block of exp_log.h: the same inputs and formulas, comments stripped).
 #include <cuda_runtime.h>
 
 #include <algorithm>
