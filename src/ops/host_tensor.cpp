@@ -3,6 +3,7 @@
 #include <bit>
 #include <charconv>
 
+#include "base/charconv.h"
 #include "base/check.h"
 #include "ops/numerics/half.h"
 
@@ -265,7 +266,7 @@ namespace {
 
 template <typename T> std::string shortest(T v) {
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  auto r = charconv::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
