@@ -8,10 +8,11 @@ include(/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake)
 # ExecPlan codec, workflow JSON, CLI). Never -mrelaxed-simd (its madd may fuse or not).
 set(CMAKE_C_FLAGS_INIT "-msimd128 -fexceptions")
 set(CMAKE_CXX_FLAGS_INIT "-msimd128 -fexceptions")
-# The CLI under node: the host file system as is (NODERAWFS), memory that grows up to 2 GiB
-# (emscripten's default is 16 MiB fixed), a process exit code.
+# The CLI under node: the host file system as is (NODERAWFS), the host's environment
+# (node_env.js), memory that grows up to 2 GiB (emscripten's default is 16 MiB fixed), a
+# process exit code.
 set(CMAKE_EXE_LINKER_FLAGS_INIT
-    "-fexceptions -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sEXIT_RUNTIME=1 -sTOTAL_STACK=8MB")
+    "-fexceptions -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sEXIT_RUNTIME=1 -sTOTAL_STACK=8MB --pre-js ${CMAKE_CURRENT_LIST_DIR}/wasm32-emscripten/node_env.js")
 
 # Header-only dependencies (CLI11, nlohmann_json, Highway's headers) are the host's Debian
 # packages, but their CMake targets name /usr/include, which would put glibc's headers before
