@@ -44,6 +44,13 @@ void DisableTargets(std::int64_t disabled_targets) { g_disabled_targets = disabl
 
 void SetSupportedTargetsForTest(std::int64_t targets) { g_forced_targets = targets; }
 
+// Only multi-target dispatch tables read it (never built here); defined so nothing is left
+// undefined should a header reach for it.
+ChosenTarget& GetChosenTarget() {
+  static ChosenTarget chosen;
+  return chosen;
+}
+
 void* AllocateAlignedBytes(std::size_t payload_size, AllocPtr alloc_ptr, void* opaque_ptr) {
   if (payload_size > SIZE_MAX - 2 * kAlign) return nullptr;
   std::size_t total = payload_size + kAlign;
