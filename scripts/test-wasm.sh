@@ -19,6 +19,9 @@ for tool in em++ node; do
   command -v $tool >/dev/null || { echo "test-wasm: $tool not found (Debian: apt-get install emscripten nodejs)" >&2; exit 2; }
 done
 
+# emcc's JS optimizer needs node's acorn: Debian's node-acorn lies in /usr/share/nodejs.
+export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs
+
 # --- builds: x86-64 `rung` (incremental) and a lean wasm32 `rung` (no tests, no GPU backends,
 # no ONNX importer, no Python module)
 cmake --build "$x86" --target rung
