@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ make pkg-config ccache
-  libssl-dev            # SHA3-256 through OpenSSL EVP
+  libssl-dev            # the test that rung's own SHA3-256 equals OpenSSL's
   libgtest-dev libgmock-dev googletest
   libcli11-dev nlohmann-json3-dev
   clang libclang-rt-14-dev   # libFuzzer targets (make fuzz TARGET=...)

@@ -42,6 +42,10 @@ struct OnnxImported {
 
 RUNG_API Result<OnnxImported> import_onnx(const Source& model, const OnnxImportOptions& options = {});
 
+// The graph inputs a caller feeds, in the graph's order (initializers listed as inputs left
+// out): what a test data set's input_K.npy files are, and the names LoadOptions::bind takes.
+RUNG_API Result<std::vector<std::string>> onnx_graph_inputs(const Source& model);
+
 // One node handler: ONNX op `op_type` of `domain` for opsets since..until (inclusive),
 // and the registry ops it emits.
 struct OnnxHandlerInfo {

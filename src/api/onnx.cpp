@@ -101,6 +101,27 @@ Result<std::pair<std::string, Tensor>> onnx_binding(const std::string& spec) {
   return std::make_pair(spec.substr(0, eq), std::move(*t));
 }
 
+Result<std::vector<std::string>> onnx_graph_inputs(const Source& model) {
+  if (model.kind() != SourceKind::onnx)
+    return api::fail<std::vector<std::string>>("C0011", "'" + model.name() + "' is not an .onnx model");
+#ifdef RUNG_API_HAVE_ONNX
+  DiagnosticSink diags;
+  onnx_import::Limits limits;
+  std::string bytes;
+  if (model.in_memory()) {
+    bytes = model.content();
+  } else if (auto text = read_file(model.path(), diags, limits.max_proto_bytes)) {
+    bytes = std::move(*text);
+  }
+  std::optional<std::vector<std::string>> names;
+  if (!diags.has_errors()) names = onnx_import::graph_input_names(bytes, limits, diags);
+  if (!names) return Result<std::vector<std::string>>(api::diagnostics_of(diags, SourceMap()));
+  return std::move(*names);
+#else
+  return api::fail<std::vector<std::string>>("C0011", "cannot read '" + model.name() + "': this rung was built without the ONNX importer (RUNG_ONNX=OFF)");
+#endif
+}
+
 std::vector<OnnxHandlerInfo> onnx_handlers() {
   std::vector<OnnxHandlerInfo> out;
 #ifdef RUNG_API_HAVE_ONNX

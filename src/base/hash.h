@@ -1,5 +1,5 @@
-// SHA3-256 (FIPS 202) through OpenSSL's EVP interface, and the 32-byte digest type every
-// content address in rung uses (nodes, regions, graphs, types, kernels, receipts).
+// SHA3-256 (FIPS 202; rung's own Keccak, no OpenSSL, so wasm32 gets the same fingerprints) and
+// the 32-byte digest type every content address uses (nodes, regions, graphs, types, kernels).
 #pragma once
 
 #include <array>
@@ -43,7 +43,7 @@ class Sha3_256 {
   Hash256 finish();
 
  private:
-  void* ctx_;  // EVP_MD_CTX*, kept opaque so OpenSSL headers stay out of rung's headers
+  void* ctx_;  // the Keccak state and the absorbed block position (hash.cpp's Sponge)
   bool finished_ = false;
 };
 

@@ -30,6 +30,9 @@ const std::vector<Handler>& handlers() {
     add_training_handlers(h);
     add_control_handlers(h);
     add_misc_handlers(h);
+    add_quant_handlers(h);
+    add_scatter_handlers(h);
+    add_sample_handlers(h);
     std::sort(h.begin(), h.end(), [](const Handler& a, const Handler& b) {
       int d = std::strcmp(a.domain, b.domain);
       if (d != 0) return d < 0;

@@ -45,6 +45,9 @@ void add_linalg_handlers(std::vector<Handler>& h);
 void add_training_handlers(std::vector<Handler>& h);
 void add_control_handlers(std::vector<Handler>& h);
 void add_misc_handlers(std::vector<Handler>& h);
+void add_quant_handlers(std::vector<Handler>& h);
+void add_scatter_handlers(std::vector<Handler>& h);
+void add_sample_handlers(std::vector<Handler>& h);
 
 const std::vector<Handler>& handlers();
 // The handler for `op_type` of `domain` ("" or "ai.onnx" is ai.onnx) at that domain's `opset`,
@@ -58,6 +61,10 @@ inline std::string_view handler_domain(std::string_view d) { return d == "ai.onn
 // Shared by the family files.
 std::optional<Value> cast_to(NodeCtx& c, const Value& v, DType to);
 std::optional<Value> reshape_to(NodeCtx& c, const Value& v, Shape shape);
+// MatMul with numpy's 1-D rules (handlers_nn.cpp), and Conv of in = {x, w[, b]} reading the
+// node's Conv attributes (handlers_conv.cpp): the integer and quantized forms reuse them.
+std::optional<Value> matmul_of(NodeCtx& c, Value a, Value b);
+std::optional<Value> conv_of(NodeCtx& c, const std::vector<Value>& in);
 // Signed indices along `axis` of x with negative ones counting from the end (lt, add,
 // where; I0012 over a symbolic dim unless the indices are known and non-negative).
 std::optional<Value> wrap_negative_indices(NodeCtx& c, const Value& x, const Value& idx, std::int64_t axis, const char* what);

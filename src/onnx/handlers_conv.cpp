@@ -121,21 +121,26 @@ bool weights(NodeCtx& c, const Value& x, const Value& w, Geometry& g) {
   return true;
 }
 
+}  // namespace
+
+std::optional<Value> conv_of(NodeCtx& c, const std::vector<Value>& in) {
+  const Value &x = in[0], &w = in[1];
+  Geometry g;
+  if (!spatial_of(c, x, g) || !weights(c, x, w, g) || !read_window(c, g, false, 1, true)) return std::nullopt;
+  AttrMap a = window_attrs(g);
+  a.emplace("groups", AttrValue(c.attr_int("group", 1)));
+  return c.op("conv", in, a);
+}
+
+namespace {
+
 std::vector<Value> conv_inputs(NodeCtx& c) {
   std::vector<Value> in{c.in(0), c.in(1)};
   if (c.has(2)) in.push_back(c.in(2));
   return in;
 }
 
-bool conv(NodeCtx& c) {
-  if (!need(c, 2)) return false;
-  const Value &x = c.in(0), &w = c.in(1);
-  Geometry g;
-  if (!spatial_of(c, x, g) || !weights(c, x, w, g) || !read_window(c, g, false, 1, true)) return false;
-  AttrMap a = window_attrs(g);
-  a.emplace("groups", AttrValue(c.attr_int("group", 1)));
-  return out0(c, c.op("conv", conv_inputs(c), a));
-}
+bool conv(NodeCtx& c) { return need(c, 2) && out0(c, conv_of(c, conv_inputs(c))); }
 
 bool conv_transpose(NodeCtx& c) {
   if (!need(c, 2)) return false;
@@ -200,7 +205,13 @@ bool pool_window(NodeCtx& c, const Value& x, Geometry& g, int dilation_since, bo
 
 bool max_pool(NodeCtx& c) {
   if (!need(c, 1)) return false;
-  const Value& x = c.in(0);
+  // int8 / uint8 (opset 12) through f32 and back: every value is exact in f32 and the maximum
+  // commutes with an exact monotone cast, so this is the integer max pool.
+  DType dt = c.in(0).type.dtype;
+  bool small_int = dt == DType::u8 || dt == DType::i8;
+  V xv = small_int ? cast_to(c, c.in(0), DType::f32) : V{c.in(0)};
+  if (!xv) return false;
+  const Value& x = *xv;
   Geometry g;
   bool ceil_mode = false;
   if (!pool_window(c, x, g, 10, ceil_mode)) return false;
@@ -211,7 +222,9 @@ bool max_pool(NodeCtx& c) {
   a.emplace("ceil_mode", AttrValue(ceil_mode));
   auto r = c.op_multi("max_pool", {x}, a);
   if (!r) return false;
-  c.set(0, (*r)[0]);
+  V y = small_int ? cast_to(c, (*r)[0], dt) : V{(*r)[0]};
+  if (!y) return false;
+  c.set(0, *y);
   if (!c.want(1)) return true;
   V idx = (*r)[1];
   if (order == 1 && g.rank == 2) {
@@ -251,7 +264,7 @@ bool avg_pool(NodeCtx& c) {
 void add_conv_handlers(std::vector<Handler>& h) {
   h.push_back({"Conv", 1, kMaxOpset, conv, "conv (1-D, 2-D; pads reordered, auto_pad resolved)"});
   h.push_back({"ConvTranspose", 1, kMaxOpset, conv_transpose, "conv_transpose (output_shape resolved to pads and output_padding)"});
-  h.push_back({"MaxPool", 1, kMaxOpset, max_pool, "max_pool (Indices; storage_order 1: div, mul, sub, add)"});
+  h.push_back({"MaxPool", 1, kMaxOpset, max_pool, "max_pool (Indices; storage_order 1: div, mul, sub, add; int8/uint8 through an exact cast to f32)"});
   h.push_back({"AveragePool", 1, kMaxOpset, avg_pool, "avg_pool"});
 }
 

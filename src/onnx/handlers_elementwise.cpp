@@ -1,6 +1,7 @@
 // Elementwise ONNX ops: 1:1 onto rung's elementwise and compare ops, and the activations
 // that decompose onto them, each spelled as the ONNX reference computes it (the same order
 // of roundings), so an exact tier reproduces the reference's arithmetic.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -174,23 +175,105 @@ bool mod(NodeCtx& c) {
   return out0(c, select(c, fix, c.op("add", {*r, b}), *r));
 }
 
+// x^e for an integer base x (i32 / i64) and an integer exponent e of any integer dtype, in
+// the base's two's complement arithmetic: binary exponentiation over the bits of e, each
+// product wrapping as rung's integer mul does (numpy's integer power wraps the same way).
+// `bits` is the number of magnitude bits of e to walk (its dtype's, or fewer when e is known).
+// A negative exponent has no integer power; rung defines x^e = trunc(1 / x^|e|) there: 1 for
+// x = 1, +-1 for x = -1 (by the parity of e), and 0 otherwise, 0^e included (as rung's x / 0
+// is 0 for integers; ONNX Runtime's double pow gives inf and an undefined cast).
+V integer_power(NodeCtx& c, const Value& x, const Value& e, int bits) {
+  DType xt = x.type.dtype;
+  bool is_signed = dtype_info(e.type.dtype).is_signed;
+  V neg = is_signed ? c.op("lt", {e, k(c, e, 0)}) : V{};
+  if (is_signed && !neg) return std::nullopt;
+  V rest = is_signed ? c.op("where", {*neg, k(c, e, 0), e}) : V{e};  // walk |e| only where e >= 0
+  V r = c.scalar(xt, 1), b = x;
+  bits = std::max(bits, 1);  // one step at least: it gives r the broadcast shape of x and e
+  for (int i = 0; i < bits && r && rest && b; ++i) {
+    V bit = c.op("remainder", {*rest, k(c, e, 2)});
+    V odd = bit ? c.op("ne", {*bit, k(c, e, 0)}) : V{};
+    V rb = c.op("mul", {*r, *b});
+    r = odd && rb ? c.op("where", {*odd, *rb, *r}) : V{};
+    if (i + 1 < bits) {
+      b = c.op("mul", {*b, *b});
+      rest = c.op("div", {*rest, k(c, e, 2)});
+    }
+  }
+  if (!is_signed || !r) return r;
+  // e < 0: 1 where x == 1, +-1 where x == -1, else 0.
+  V rem = c.op("remainder", {e, k(c, e, 2)});
+  V odd_e = rem ? c.op("ne", {*rem, k(c, e, 0)}) : V{};
+  V m1 = odd_e ? c.op("where", {*odd_e, c.scalar(xt, -1), c.scalar(xt, 1)}) : V{};
+  V is_m1 = c.op("eq", {x, c.scalar(xt, -1)}), is_1 = c.op("eq", {x, c.scalar(xt, 1)});
+  V inv = is_m1 && m1 ? c.op("where", {*is_m1, *m1, c.scalar(xt, 0)}) : V{};
+  inv = inv && is_1 ? c.op("where", {*is_1, c.scalar(xt, 1), *inv}) : V{};
+  return inv ? c.op("where", {*neg, *inv, *r}) : V{};
+}
+
+// The magnitude bits an integer exponent needs: its dtype's, or the widest known |value|'s.
+int exponent_bits(NodeCtx& c, const Value& e) {
+  const auto& info = dtype_info(e.type.dtype);
+  int bits = static_cast<int>(info.block_bytes) * 8 - (info.is_signed ? 1 : 0);
+  if (!e.known) return bits;
+  auto vals = c.known_reals(e, "the exponent");
+  if (!vals || vals->size() != e.known->numel()) return bits;
+  double top = 0;
+  for (double v : *vals) top = std::max(top, std::fabs(v));
+  int need = 0;
+  while (need < bits && std::ldexp(1.0, need) <= top) ++need;
+  return need;
+}
+
+// Pow. Same float dtypes: rung's pow. A float base with an exponent of another type: the
+// exponent is converted to f32 where that is exact (f16, bf16, 8- and 16-bit integers always;
+// wider integers when known at import with |e| <= 2^24, else I0012 asks to bind it), an
+// f16/bf16 base widened to f32 for the pow and rounded once back (what pow on f16 does itself). An integer base (i32 / i64) with an
+// integer exponent: integer_power above; with a float exponent: only a known, integral one
+// (I0012 to bind it, I0005 when a value is not an integer), then the same integer power.
 bool pow_h(NodeCtx& c) {
   if (!need(c, 2)) return false;
   Value x = c.in(0), y = c.in(1);
-  if (x.type.dtype != y.type.dtype) {
-    // An exponent of another type is converted when that is exact (|y| <= 2^24 integers).
-    auto vals = y.known ? c.known_reals(y, "the exponent") : std::nullopt;
-    bool exact = vals.has_value() && !dtype_info(y.type.dtype).is_float;
-    if (exact)
-      for (double v : *vals) exact = exact && std::fabs(v) <= 16777216.0;
-    if (!exact)
-      return c.fail("I0005", "Pow with base " + x.type.to_string() + " and exponent " + y.type.to_string() +
-                                 ": rung's pow takes one dtype (a known integer exponent up to 2^24 is converted)");
-    auto cy = cast_to(c, y, x.type.dtype);
-    if (!cy) return false;
-    y = *cy;
+  DType xt = x.type.dtype, yt = y.type.dtype;
+  const auto &xi = dtype_info(xt), &yi = dtype_info(yt);
+  auto refuse = [&](const std::string& why) {
+    return c.fail("I0005", "Pow with base " + x.type.to_string() + " and exponent " + y.type.to_string() + ": " + why);
+  };
+  if (xt == DType::boolean || yt == DType::boolean) return refuse("bool operands");
+  if (xi.is_float && xt == yt) return out0(c, c.op("pow", {x, y}));
+  if (xi.is_float) {
+    if (xt == DType::f64) return refuse("rung's pow has no f64 kernel");
+    if (yt == DType::f64) return refuse("an f64 exponent has no exact f32 form");
+    bool narrow = yi.is_float || yi.block_bytes <= 2;  // f16 / bf16 / f32, |e| <= 65535: exact in f32
+    if (!narrow) {
+      if (!y.known) return c.not_known(y, "the exponent (a " + std::string(dtype_name(yt)) +
+                                              " exponent of a float base is converted to f32 only when known to lie within +-2^24)");
+      auto vals = c.known_reals(y, "the exponent");
+      if (!vals) return false;
+      if (vals->size() != y.known->numel()) return refuse("the exponent is too large to inspect at import");
+      for (double v : *vals)
+        if (!(std::fabs(v) <= 16777216.0)) return refuse("an exponent of magnitude above 2^24 has no exact f32 form");
+    }
+    V xf = cast_to(c, x, DType::f32), yf = cast_to(c, y, DType::f32);
+    V p = xf && yf ? c.op("pow", {*xf, *yf}) : V{};
+    return out0(c, p ? cast_to(c, *p, xt) : V{});
   }
-  return out0(c, c.op("pow", {x, y}));
+  if (xt != DType::i32 && xt != DType::i64) return refuse("an integer base must be int32 or int64 (ONNX's Pow)");
+  if (yi.is_float) {
+    if (!y.known) return c.not_known(y, "the float exponent of an integer base (exact only for known integral values)");
+    auto vals = c.known_reals(y, "the exponent");
+    if (!vals) return false;
+    if (vals->size() != y.known->numel()) return refuse("the exponent is too large to inspect at import");
+    ops::HostTensor e(DType::i64, y.known->shape());
+    for (std::size_t i = 0; i < vals->size(); ++i) {
+      double v = (*vals)[i];
+      if (!(std::fabs(v) <= 9.0e18) || std::trunc(v) != v)
+        return refuse("the exponent " + std::to_string(v) + " is not an integer; an integer power of it is not exact");
+      e.store_int(i, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+    }
+    y = c.constant(std::move(e));
+  }
+  return out0(c, integer_power(c, x, y, exponent_bits(c, y)));
 }
 
 bool clip6(NodeCtx& c) {
@@ -222,7 +305,7 @@ void add_elementwise_handlers(std::vector<Handler>& h) {
   u("Sub", 7, [](NodeCtx& c) { return binary(c, "sub"); }, "sub");
   u("Mul", 7, [](NodeCtx& c) { return binary(c, "mul"); }, "mul");
   u("Div", 7, [](NodeCtx& c) { return binary(c, "div"); }, "div");
-  u("Pow", 7, pow_h, "pow (a known integer exponent cast to the base's dtype)");
+  u("Pow", 7, pow_h, "pow (an integer exponent cast to f32 where exact); integer bases: remainder, div, mul, where (binary exponentiation)");
   u("Neg", 6, [](NodeCtx& c) { return unary(c, "neg"); }, "neg");
   u("Abs", 6, [](NodeCtx& c) { return unary(c, "abs"); }, "abs");
   u("Sqrt", 6, [](NodeCtx& c) { return unary(c, "sqrt"); }, "sqrt");

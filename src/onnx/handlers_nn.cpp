@@ -4,34 +4,38 @@
 #include "onnx/handlers.h"
 
 namespace rung::onnx_import {
+
+std::optional<Value> matmul_of(NodeCtx& c, Value a, Value b) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    c.fail("I0005", "MatMul of a scalar");
+    return std::nullopt;
+  }
+  bool a1 = a.rank() == 1, b1 = b.rank() == 1;
+  // 1-D operands as numpy takes them: [K] -> [1, K] on the left, [K, 1] on the right.
+  if (a1) {
+    auto r = reshape_to(c, a, {Dim::fixed(1), a.type.shape[0]});
+    if (!r) return std::nullopt;
+    a = *r;
+  }
+  if (b1) {
+    auto r = reshape_to(c, b, {b.type.shape[0], Dim::fixed(1)});
+    if (!r) return std::nullopt;
+    b = *r;
+  }
+  std::optional<Value> y = c.op("matmul", {a, b});
+  if (!y || (!a1 && !b1)) return y;
+  Shape s = y->type.shape;
+  if (b1) s.pop_back();
+  if (a1) s.erase(s.end() - 1 - (b1 ? 0 : 1));
+  return reshape_to(c, *y, s);
+}
+
 namespace {
 
 using V = std::optional<Value>;
 using Ints = std::vector<std::int64_t>;
 
-bool matmul(NodeCtx& c) {
-  if (!need(c, 2)) return false;
-  Value a = c.in(0), b = c.in(1);
-  if (a.rank() == 0 || b.rank() == 0) return c.fail("I0005", "MatMul of a scalar");
-  bool a1 = a.rank() == 1, b1 = b.rank() == 1;
-  // 1-D operands as numpy takes them: [K] -> [1, K] on the left, [K, 1] on the right.
-  if (a1) {
-    auto r = reshape_to(c, a, {Dim::fixed(1), a.type.shape[0]});
-    if (!r) return false;
-    a = *r;
-  }
-  if (b1) {
-    auto r = reshape_to(c, b, {b.type.shape[0], Dim::fixed(1)});
-    if (!r) return false;
-    b = *r;
-  }
-  V y = c.op("matmul", {a, b});
-  if (!y || (!a1 && !b1)) return out0(c, y);
-  Shape s = y->type.shape;
-  if (b1) s.pop_back();
-  if (a1) s.erase(s.end() - 1 - (b1 ? 0 : 1));
-  return out0(c, reshape_to(c, *y, s));
-}
+bool matmul(NodeCtx& c) { return need(c, 2) && out0(c, matmul_of(c, c.in(0), c.in(1))); }
 
 bool gemm(NodeCtx& c) {  // alpha * (A' B') + beta * C
   if (!need(c, 2)) return false;

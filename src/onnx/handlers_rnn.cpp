@@ -194,6 +194,18 @@ bool recurrent(NodeCtx& c, Cell k) {
   if (!need(c, 3)) return false;
   const std::int64_t hidden = c.attr_int("hidden_size", 0);
   if (hidden <= 0) return c.fail("I0005", "hidden_size must be given and positive");
+  // hidden_size must be what W and R hold (W [dirs, gates*H, I], R [dirs, gates*H, H]): checked
+  // before any state of [B, H] is made, so a hostile hidden_size cannot size an allocation.
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    const TensorType& t = c.in(i).type;
+    const std::string name = i == 1 ? "W" : "R";
+    if (t.rank() != 3) return c.fail("I0005", name + " must be 3-D, got " + t.to_string());
+    const Dim& rows = t.shape[1];
+    if (!rows.is_static() || rows.extent() % static_cast<std::uint64_t>(gates_of(k)) != 0 ||
+        rows.extent() / static_cast<std::uint64_t>(gates_of(k)) != static_cast<std::uint64_t>(hidden))
+      return c.fail("I0005", "hidden_size " + std::to_string(hidden) + " disagrees with " + name + " " + t.to_string() + " (dim 1 is " +
+                                 std::to_string(gates_of(k)) + " gates x hidden_size)");
+  }
   const std::string direction = c.attr_string("direction", "forward");
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
     return c.fail("I0005", "direction \"" + direction + "\" (forward, reverse or bidirectional)");

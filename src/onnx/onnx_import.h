@@ -74,4 +74,8 @@ struct HandlerInfo {
 };
 std::vector<HandlerInfo> handler_list();  // sorted by op, then since
 
+// The graph inputs a caller feeds, in the graph's order: initializers listed as inputs (IR < 4
+// models do that) are left out. Nullopt after I0001/I0002 when the bytes do not parse.
+std::optional<std::vector<std::string>> graph_input_names(std::string_view bytes, const Limits& limits, DiagnosticSink& diags);
+
 }  // namespace rung::onnx_import

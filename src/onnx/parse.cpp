@@ -1,5 +1,9 @@
 #include "onnx/parse.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -39,6 +43,17 @@ std::optional<::onnx::ModelProto> parse_model(std::string_view bytes, const Limi
   diags.error("I0001", "the bytes are not an ONNX model: the protobuf ModelProto does not parse")
       .note("a truncated or corrupted file, or not an .onnx file at all");
   return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> graph_input_names(std::string_view bytes, const Limits& limits, DiagnosticSink& diags) {
+  auto model = parse_model(bytes, limits, diags);
+  if (!model) return std::nullopt;
+  std::set<std::string> initializers;
+  for (const auto& t : model->graph().initializer()) initializers.insert(t.name());
+  std::vector<std::string> out;
+  for (const auto& v : model->graph().input())
+    if (!initializers.count(v.name())) out.push_back(v.name());
+  return out;
 }
 
 }  // namespace rung::onnx_import

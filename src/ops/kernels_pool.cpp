@@ -31,6 +31,15 @@ std::optional<Shape> pool_shape(const ShapeArgs& a, std::string& err) {
   auto wa = window_attrs(a.attrs, rank, err);
   if (!wa) return std::nullopt;
   bool ceil_mode = a.attrs.boolean("ceil_mode");
+  // A pool's kernel is an attribute, not a tensor: each output visits all its taps, so a
+  // window of more than 2^32 taps is refused here rather than left to run for days.
+  std::uint64_t taps = 1;
+  for (std::int64_t k : ks)
+    if (k >= 1) taps = static_cast<std::uint64_t>(k) > (std::uint64_t{1} << 32) / taps ? (std::uint64_t{1} << 33) : taps * static_cast<std::uint64_t>(k);
+  if (taps > (std::uint64_t{1} << 32)) {
+    err = "the window has over 2^32 taps (`kernel_shape` " + a.attrs.value("kernel_shape").to_string() + ")";
+    return std::nullopt;
+  }
   Shape y{x[0], x[1]};
   for (std::size_t i = 0; i < rank; ++i) {
     if (ks[i] < 1) {

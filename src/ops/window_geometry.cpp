@@ -47,6 +47,19 @@ std::optional<WindowAttrs> window_attrs(const Attrs& a, std::size_t rank, std::s
 }
 
 std::optional<std::uint64_t> window_out_extent(const WindowAxis& w, bool ceil_mode, std::string& err) {
+  // Every extent, stride, dilation and pad at most 2^40, and the dilated kernel at most 2^41:
+  // the index arithmetic below (and at(), in int64) cannot overflow.
+  constexpr std::uint64_t kLimit = std::uint64_t{1} << 40;
+  for (auto [v, name] : {std::pair{w.in, "input extent"}, {w.k, "kernel extent"}, {w.stride, "stride"},
+                         {w.dilation, "dilation"}, {w.pad_before, "pad"}, {w.pad_after, "pad"}})
+    if (v > kLimit) {
+      err = std::string("the window's ") + name + " " + std::to_string(v) + " is over 2^40";
+      return std::nullopt;
+    }
+  if (w.k > 1 && w.dilation > 2 * kLimit / (w.k - 1)) {
+    err = "the dilated kernel (extent " + std::to_string(w.k) + ", dilation " + std::to_string(w.dilation) + ") spans over 2^41";
+    return std::nullopt;
+  }
   std::uint64_t padded = w.in + w.pad_before + w.pad_after;
   if (w.k == 0 || padded < w.span()) {
     err = "the window (extent " + std::to_string(w.k) + ", dilation " + std::to_string(w.dilation) + ": spans " +
@@ -61,11 +74,16 @@ std::optional<std::uint64_t> window_out_extent(const WindowAxis& w, bool ceil_mo
 }
 
 bool every_window_touches_input(const WindowAxis& w, std::string& err) {
+  // Window o's taps are start + j*dilation, j < k: the first at or after 0 decides (in closed
+  // form, not a walk over the taps: a pool's kernel may be far larger than its input).
   for (std::uint64_t o = 0; o < w.out; ++o) {
-    bool hit = false;
-    for (std::uint64_t j = 0; j < w.k && !hit; ++j) {
-      std::int64_t i = w.at(o, j);
-      hit = i >= 0 && i < static_cast<std::int64_t>(w.in);
+    std::int64_t start = w.at(o, 0);
+    bool hit;
+    if (start >= 0) {
+      hit = start < static_cast<std::int64_t>(w.in);
+    } else {
+      std::uint64_t j = (static_cast<std::uint64_t>(-start) + w.dilation - 1) / w.dilation;  // first tap >= 0
+      hit = j < w.k && w.at(o, j) < static_cast<std::int64_t>(w.in);
     }
     if (!hit) {
       err = "window " + std::to_string(o) + " lies entirely in the padding (input extent " + std::to_string(w.in) +

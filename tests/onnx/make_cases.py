@@ -19,7 +19,8 @@ rng = np.random.default_rng(19)
 F = np.float32
 ONNX_TYPE = {np.dtype(F): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE, np.dtype(np.int64): TensorProto.INT64,
              np.dtype(np.int32): TensorProto.INT32, np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.uint8): TensorProto.UINT8,
-             np.dtype(np.float16): TensorProto.FLOAT16}
+             np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int8): TensorProto.INT8,
+             np.dtype(np.uint32): TensorProto.UINT32}
 
 
 def r(*shape):
@@ -187,7 +188,9 @@ def main():
     binary("Sub", np.subtract, r(2, 3), r(3))
     binary("Mul", np.multiply, r(4, 1), r(1, 5))
     binary("Div", np.divide, r(3, 4), pos)
-    binary("Pow", np.power, pos, r(3, 4))
+    # In binary64, then rounded: NumPy's float32 power and 1-D matmul take SIMD or BLAS paths
+    # that depend on the arrays' alignment, so their last bit changed from run to run.
+    binary("Pow", lambda a, b: np.power(a.astype(np.float64), b).astype(F), pos, r(3, 4))
     binary("Div", lambda a, b: (a // b * 0 + np.trunc(a / b)).astype(np.int64), np.array([7, -7, 9], np.int64),
            np.array([2, 2, -4], np.int64), name="div_int")
     for op, f in [("Neg", np.negative), ("Abs", np.abs), ("Relu", lambda v: np.maximum(v, 0)), ("Exp", np.exp),
@@ -267,7 +270,7 @@ def main():
     case("matmul", [N("MatMul", ["a", "b"])], [("a", a), ("b", b)], [("y", a @ b)])
     v = r(4)
     case("matmul_1d", [N("MatMul", ["a", "v"])], [("a", a), ("v", v)], [("y", a @ v)])
-    case("matmul_1d_left", [N("MatMul", ["v", "b"])], [("v", v), ("b", b)], [("y", v @ b)])
+    case("matmul_1d_left", [N("MatMul", ["v", "b"])], [("v", v), ("b", b)], [("y", (v.astype(np.float64) @ b).astype(F))])
     A, B, C = r(4, 3), r(5, 4), r(5)
     case("gemm", [N("Gemm", ["A", "B", "C"], transA=1, transB=1, alpha=0.5, beta=2.0)], [("A", A), ("B", B)],
          [("y", F(0.5) * (A.T @ B.T) + F(2) * C)], inits={"C": C})
@@ -505,6 +508,7 @@ def main():
          inits={"sc": np.array([1.0, 2.0, 1.5], F)}, opset=10)
     window_cases()  # last: the cases above keep their random draws
     spectral_cases()
+    quant_cases()
     # ---- graph inputs bound at import: shape-like operands fed as inputs (I0012 without --bind) ----
     case("reshape_bound", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(4, 6))], bind={"s": np.array([4, -1], np.int64)})
     # Slice's starts computed from a bound input (an Add folds once it is known), its ends from another.
@@ -513,7 +517,392 @@ def main():
     # An initializer also listed as a graph input: its value is the model's (binding it is I0013).
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     control_cases()
+    scatter_cases()  # own generator, after the others (their draws unchanged)
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
+
+
+
+def quant_cases():
+    """QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, the integer and QLinear products,
+    MaxPool on 8-bit integers, and Pow with integer operands (own generator)."""
+    g = np.random.default_rng(1913)
+    U8, I8, I32 = np.uint8, np.int8, np.int32
+
+    def quantize(x, s, zp, qt):
+        lo, hi = (-128, 127) if qt == I8 else (0, 255)
+        return np.clip(np.rint(x / s) + zp.astype(F), lo, hi).astype(qt)
+
+    # Per tensor, uint8: halves (x / 2 = n + 0.5) go to even, both ends saturate.
+    x = np.concatenate([np.arange(-7, 8, dtype=F), [1000, -1000, 300.5, -0.0], (g.standard_normal(5) * 40).astype(F)]).astype(F)
+    s, zp = np.array(2, F), np.array(100, U8)
+    case("quantizelinear", [N("QuantizeLinear", ["x", "s", "zp"])], [("x", x), ("s", s), ("zp", zp)], [("y", quantize(x, s, zp, U8))])
+    # Per axis (axis 1 of [2, 3, 4]), int8.
+    xa = (g.standard_normal((2, 3, 4)) * 60).astype(F)
+    sa, za = np.array([0.5, 1.25, 3.0], F), np.array([-3, 0, 120], I8)
+    case("quantizelinear_axis_int8", [N("QuantizeLinear", ["x", "s", "zp"], axis=-2)], [("x", xa), ("s", sa), ("zp", za)],
+         [("y", quantize(xa, sa.reshape(1, 3, 1), za.reshape(1, 3, 1), I8))])
+    # Opset 10: per tensor, no zero point (uint8, zp 0).
+    case("quantizelinear_10", [N("QuantizeLinear", ["x", "s"])], [("x", xa)], [("y", quantize(xa, F(0.75), np.zeros((), U8), U8))],
+         inits={"s": np.array(0.75, F)}, opset=10)
+    q8 = g.integers(-128, 128, (3, 2, 2)).astype(I8)
+    sd, zd = np.array([0.1, 2.0, 0.03], F), np.array([5, -128, 127], I8)
+    case("dequantizelinear_axis_int8", [N("DequantizeLinear", ["q", "s", "zp"], axis=0)], [("q", q8), ("s", sd), ("zp", zd)],
+         [("y", (q8.astype(F) - zd.reshape(3, 1, 1).astype(F)) * sd.reshape(3, 1, 1))])
+    q32 = np.array([0, 1, -7, 2 ** 24 + 1, -2 ** 31], I32)
+    case("dequantizelinear_int32", [N("DequantizeLinear", ["q", "s"])], [("q", q32)], [("y", q32.astype(F) * F(0.5))],
+         inits={"s": np.array(0.5, F)})
+    xd = (g.standard_normal((3, 5)) * 2).astype(F)
+    mn, mx = np.minimum(xd.min(), F(0)), np.maximum(xd.max(), F(0))
+    sc = (mx - mn) / F(255)
+    zq = np.rint(np.clip(F(0) - mn / sc, F(0), F(255)))
+    case("dynamicquantizelinear", [N("DynamicQuantizeLinear", ["x"], ["y", "s", "zp"])], [("x", xd)],
+         [("y", np.clip(np.rint(xd / sc) + zq, 0, 255).astype(U8)), ("s", np.array(sc, F)), ("zp", np.array(zq, U8))])
+
+    # MatMulInteger: uint8 A [2, 3, 5] with a zero point per row, int8 B [5, 4] with one per column.
+    A, B = g.integers(0, 256, (2, 3, 5)).astype(U8), g.integers(-128, 128, (5, 4)).astype(I8)
+    az, bz = g.integers(0, 256, 3).astype(U8), g.integers(-128, 128, 4).astype(I8)
+    ref = lambda a, za, b, zb: np.matmul(a.astype(np.int64) - za, b.astype(np.int64) - zb)
+    case("matmulinteger_per_row_col", [N("MatMulInteger", ["a", "b", "az", "bz"])], [("a", A), ("b", B), ("az", az), ("bz", bz)],
+         [("y", ref(A, az.reshape(3, 1), B, bz).astype(I32))])
+    # K = 300 (past the f32 bound, through f64), extreme values: |sum| near 300 * 65025.
+    A2 = np.full((2, 300), 255, U8)
+    A2[1, ::2] = 0
+    B2 = np.full((300, 3), -128, I8)
+    B2[:, 1] = 127
+    case("matmulinteger_long_k", [N("MatMulInteger", ["a", "b", "az", "bz"])], [("a", A2), ("b", B2)],
+         [("y", ref(A2, 0, B2, np.array([127, -128, 0])).astype(I32))],
+         inits={"az": np.array(0, U8), "bz": np.array([127, -128, 0], I8)})
+    # 1-D A, no zero points.
+    a1 = g.integers(0, 256, 5).astype(U8)
+    case("matmulinteger_1d", [N("MatMulInteger", ["a", "b"])], [("a", a1), ("b", B)], [("y", ref(a1, 0, B, 0).astype(I32))])
+
+    # ConvInteger: groups, strides, pads (padding counts as the zero point), a per-channel w zero point.
+    xc = g.integers(0, 256, (1, 4, 5, 5)).astype(U8)
+    wc = g.integers(-128, 128, (4, 2, 3, 3)).astype(I8)
+    xz, wz = np.array(7, U8), g.integers(-128, 128, 4).astype(I8)
+    conv_i = lambda x, xz, w, wz, **kw: np.rint(np_conv(x.astype(np.float64) - xz, w.astype(np.float64) - wz.reshape(-1, 1, 1, 1), **kw))
+    case("convinteger_group_pads", [N("ConvInteger", ["x", "w", "xz", "wz"], group=2, strides=[2, 1], pads=[1, 0, 1, 2])],
+         [("x", xc), ("w", wc), ("xz", xz), ("wz", wz)],
+         [("y", conv_i(xc, 7, wc, wz, group=2, strides=[2, 1], pads=[1, 0, 1, 2]).astype(I32))])
+    case("convinteger_1d", [N("ConvInteger", ["x", "w"])], [("x", xc[:, :, 0]), ("w", wc[:2, :, 0].repeat(2, axis=1))],
+         [("y", np.rint(np_conv(xc[:, :, 0].astype(np.float64), wc[:2, :, 0].repeat(2, axis=1).astype(np.float64))).astype(I32))])
+
+    # QLinearMatMul: int8 a, uint8 b with a scale per column; the reference's f64 requantization.
+    def requant(acc, s, zp):
+        lo, hi = (-128, 127) if zp.dtype == I8 else (0, 255)
+        return np.rint(np.clip(acc.astype(np.float64) * s.astype(np.float64) + zp.astype(np.float64), lo, hi)).astype(zp.dtype)
+
+    qa, qb = g.integers(-128, 128, (3, 6)).astype(I8), g.integers(0, 256, (6, 4)).astype(U8)
+    sa_, za_ = np.array(0.02, F), np.array(-5, I8)
+    sb_, zb_ = np.array([0.01, 0.003, 0.05, 0.02], F), np.array(128, U8)
+    sy_, zy_ = np.array(0.04, F), np.array(10, I8)
+    case("qlinearmatmul_int8_per_column",
+         [N("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"])],
+         [("a", qa), ("sa", sa_), ("za", za_), ("b", qb), ("sb", sb_), ("zb", zb_), ("sy", sy_), ("zy", zy_)],
+         [("y", requant(ref(qa, -5, qb, 128), (sa_ * sb_) / sy_, zy_))])
+    # QLinearConv with an int32 bias and a scale per output channel.
+    xq = g.integers(0, 256, (1, 2, 4, 4)).astype(U8)
+    wq = g.integers(0, 256, (3, 2, 2, 2)).astype(U8)
+    bq = np.array([1000, -70000, 2 ** 31 - 3000], I32)  # channel 2: acc + b leaves int32 and wraps
+    sx, zx = np.array(0.05, F), np.array(120, U8)
+    sw, zw = np.array([0.01, 0.002, 0.004], F), np.array([128, 100, 0], U8)
+    sy2, zy2 = np.array(0.3, F), np.array(60, U8)
+    acc = np_conv(xq.astype(np.float64) - 120, wq.astype(np.float64) - zw.reshape(3, 1, 1, 1), pads=[1, 1, 0, 0])
+    acc = np.rint(acc) + bq.reshape(1, 3, 1, 1)
+    acc = (acc + 2 ** 31) % 2 ** 32 - 2 ** 31  # int32 wrap-around, as an int32 accumulator
+    case("qlinearconv_bias_per_channel",
+         [N("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"], pads=[1, 1, 0, 0])],
+         [("x", xq), ("sx", sx), ("zx", zx), ("w", wq), ("sw", sw), ("zw", zw), ("sy", sy2), ("zy", zy2), ("b", bq)],
+         [("y", requant(acc, ((sx * sw) / sy2).reshape(1, 3, 1, 1), zy2))])
+
+    # MaxPool on uint8 and int8 (through an exact f32 cast).
+    for qt, name in ((U8, "maxpool_uint8"), (I8, "maxpool_int8")):
+        info = np.iinfo(qt)
+        xp = g.integers(info.min, info.max + 1, (1, 2, 5, 5)).astype(qt)
+        xp[0, 0, 0, 0] = info.max
+        yp, _ = np_pool(xp.astype(F), [3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        case(name, [N("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])], [("x", xp)], [("y", yp.astype(qt))])
+
+    # Pow with an integer base: exact, wrapping like numpy's integer power; a negative exponent
+    # gives trunc(1 / x^|e|) (1, +-1, else 0, 0^-e included: rung's definition).
+    def ipow(x, e, bits):
+        m = 1 << bits
+        out = []
+        for xv, ev in zip(np.broadcast_to(x, np.broadcast_shapes(x.shape, e.shape)).ravel(),
+                          np.broadcast_to(e, np.broadcast_shapes(x.shape, e.shape)).ravel()):
+            xv, ev = int(xv), int(ev)
+            if ev < 0:
+                v = 1 if xv == 1 else ((-1) ** (-ev) if xv == -1 else 0)
+            else:
+                v = pow(xv, ev, m)
+            v %= m
+            out.append(v - m if v >= m // 2 else v)
+        return np.array(out, np.int64).reshape(np.broadcast_shapes(x.shape, e.shape))
+
+    xb = np.array([2, -3, 7, 0, 1, -1, 5, -2, 3, 0, -1, 2], I32)
+    eb = np.array([10, 5, 0, 0, -4, -3, 20, 31, 40, -2, 1000001, -1], I32)
+    case("pow_int32_int32", [N("Pow", ["x", "e"])], [("x", xb), ("e", eb)], [("y", ipow(xb, eb, 32).astype(I32))])
+    xl = np.array([[3], [-7], [2]], np.int64)
+    el = np.array([0, 1, 63, 41], np.int64)
+    case("pow_int64_int64", [N("Pow", ["x", "e"])], [("x", xl), ("e", el)], [("y", ipow(xl, el, 64))])
+    # A known, integral float exponent of an integer base.
+    ef = np.array([3.0, 0.0, 12.0], F)
+    case("pow_int32_float_known", [N("Pow", ["x", "e"])], [("x", xb[:3])], [("y", ipow(xb[:3], ef.astype(np.int64), 32).astype(I32))],
+         inits={"e": ef})
+    # Float bases: an int8 exponent (always exact in f32), an int64 one bound at import.
+    xf = np.array([1.5, -2.0, 0.5, 3.0, -1.0], F)
+    x8 = np.array([1.5, -2.0, 0.5, 3.0, -1.0, 0.0, -0.0, 2.0], F)
+    e8 = np.array([3, -2, 7, 0, 101, -2, -3, 127], I8)
+    with np.errstate(divide="ignore"):  # 0^-2 = inf, -0^-3 = -inf
+        y8 = np.power(x8.astype(np.float64), e8.astype(np.float64)).astype(F)
+    case("pow_float_int8", [N("Pow", ["x", "e"])], [("x", x8), ("e", e8)], [("y", y8)])
+    e64 = np.array([2, 3, -4, 5, 7], np.int64)
+    case("pow_float_int64_bound", [N("Pow", ["x", "e"])], [("x", xf)], [("y", np.power(xf.astype(np.float64), e64).astype(F))],
+         bind={"e": e64})
+
+
+def scatter_cases():
+    """GatherND, Compress, Scatter/ScatterElements/ScatterND, MaxUnpool, TopK, GridSample, RoiAlign
+    (own generator). Index operands are initializers or bound graph inputs (known at import)."""
+    g = np.random.default_rng(2024)
+    I64 = np.int64
+    # GatherND: negative indices, a slice per tuple; batch_dims 1 with a bound index input.
+    d = g.standard_normal((3, 4, 2)).astype(F)
+    ind = np.array([[[0, -1]], [[2, 1]]], I64)  # [2, 1, 2]: tuples of 2 -> slices of [2]
+    case("gathernd", [N("GatherND", ["d", "i"])], [("d", d)], [("y", d[ind[..., 0], ind[..., 1]])], opset=13, inits={"i": ind})
+    ib = np.array([[1], [3], [0]], I64)  # batch_dims 1: y[b] = d[b, ib[b, 0]]
+    case("gathernd_batch_bound", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d)],
+         [("y", np.stack([d[b, ib[b, 0]] for b in range(3)]))], opset=13, bind={"i": ib})
+    # ... indices computed at run time (a graph input): flat rows computed in the graph.
+    ir = np.array([[[1], [-2]], [[0], [3]], [[2], [2]]], I64)  # [3, 2, 1], batch_dims 1: y[b, j] = d[b, ir[b, j, 0]]
+    case("gathernd_runtime_batch", [N("GatherND", ["d", "i"], batch_dims=1)], [("d", d), ("i", ir)],
+         [("y", np.stack([d[b, ir[b, :, 0]] for b in range(3)]))], opset=13)
+    i1 = np.array([-1, 2], np.int32)
+    case("gathernd_runtime_scalar", [N("GatherND", ["d", "i"])], [("d", d), ("i", i1)], [("y", d[-1, 2])], opset=13)
+    # Compress along an axis (a condition shorter than the axis), and flattened.
+    x = g.standard_normal((3, 5)).astype(F)
+    cond = np.array([True, False, True, True], np.bool_)
+    case("compress_axis", [N("Compress", ["x", "c"], axis=-1)], [("x", x)], [("y", np.compress(cond, x, axis=1))], opset=11, inits={"c": cond})
+    cf = np.array([False, True, False, False, True, True, False, True], np.bool_)
+    case("compress_flat_bound", [N("Compress", ["x", "c"])], [("x", x)], [("y", np.compress(cf, x))], opset=11, bind={"c": cf})
+
+    def scatter_el(data, idx, upd, axis, red=None):
+        y = data.copy()
+        for p in np.ndindex(*idx.shape):
+            t = list(p)
+            t[axis] = idx[p] % data.shape[axis]
+            t = tuple(t)
+            y[t] = upd[p] if red is None else (y[t] + upd[p] if red == "add" else y[t] * upd[p])
+        return y
+
+    data = g.standard_normal((3, 4)).astype(F)
+    idx = np.array([[1, -1, 0, 2], [0, 2, -3, 1]], I64)
+    upd = g.standard_normal((2, 4)).astype(F)
+    case("scatterelements", [N("ScatterElements", ["d", "i", "u"])], [("d", data), ("u", upd)], [("y", scatter_el(data, idx, upd, 0))],
+         opset=13, inits={"i": idx})
+    idd = np.array([[1, 1, 3], [0, 0, 0], [2, -2, 2]], I64)  # duplicates along axis 1
+    ud = g.standard_normal((3, 3)).astype(F)
+    case("scatterelements_add_duplicates", [N("ScatterElements", ["d", "i", "u"], axis=1, reduction="add")], [("d", data), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1, "add"))], opset=16, inits={"i": idd})
+    case("scatterelements_mul_bound", [N("ScatterElements", ["d", "i", "u"], axis=1, reduction="mul")], [("d", data), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1, "mul"))], opset=16, bind={"i": idd})
+    # ... indices computed at run time (a graph input): the last write per element wins.
+    case("scatterelements_runtime", [N("ScatterElements", ["d", "i", "u"], axis=1)], [("d", data), ("i", idd), ("u", ud)],
+         [("y", scatter_el(data, idd, ud, 1))], opset=13)
+    case("scatter_10", [N("Scatter", ["d", "i", "u"], axis=1)], [("d", data), ("u", ud[:, :2])],
+         [("y", scatter_el(data, np.array([[3, 0], [1, 2], [0, 0]], I64), ud[:, :2], 1))], opset=10,
+         inits={"i": np.array([[3, 0], [1, 2], [0, 0]], I64)})
+
+    def scatter_nd(data, idx, upd, red=None):
+        y = data.copy()
+        for p in np.ndindex(*idx.shape[:-1]):
+            t = tuple(int(v) for v in idx[p])
+            y[t] = upd[p] if red is None else (y[t] + upd[p] if red == "add" else y[t] * upd[p])
+        return y
+
+    dn = g.standard_normal((4, 3, 2)).astype(F)
+    inn = np.array([[[1, 2]], [[-1, 0]]], I64)  # [2, 1, 2]: elements of [2]
+    un = g.standard_normal((2, 1, 2)).astype(F)
+    case("scatternd", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("u", un)], [("y", scatter_nd(dn, inn, un))], opset=13, inits={"i": inn})
+    ina = np.array([[0], [2], [0]], I64)  # whole [3, 2] slices, row 0 twice
+    ua = g.standard_normal((3, 3, 2)).astype(F)
+    case("scatternd_add_duplicates", [N("ScatterND", ["d", "i", "u"], reduction="add")], [("d", dn), ("u", ua)],
+         [("y", scatter_nd(dn, ina, ua, "add"))], opset=16, inits={"i": ina})
+    case("scatternd_runtime", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", ina), ("u", ua)], [("y", scatter_nd(dn, ina, ua))],
+         opset=13)
+    inr = np.array([[[1, 2]], [[-1, 0]], [[1, -1]]], np.int32)
+    ur = g.standard_normal((3, 1, 2)).astype(F)
+    case("scatternd_runtime_elements", [N("ScatterND", ["d", "i", "u"])], [("d", dn), ("i", inr), ("u", ur)],
+         [("y", scatter_nd(dn, inr, ur))], opset=13)
+    # MaxUnpool: the indices MaxPool gives (flat over the whole tensor), then a larger output_shape.
+    xp = g.standard_normal((2, 2, 4, 4)).astype(F)
+    pooled = np.zeros((2, 2, 2, 2), F)
+    pidx = np.zeros((2, 2, 2, 2), I64)
+    for n, ch, i, j in np.ndindex(2, 2, 2, 2):
+        win = xp[n, ch, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+        a, b = np.unravel_index(np.argmax(win), (2, 2))
+        pooled[n, ch, i, j] = win[a, b]
+        pidx[n, ch, i, j] = ((n * 2 + ch) * 4 + 2 * i + a) * 4 + 2 * j + b
+    un4 = np.zeros((2, 2, 4, 4), F)
+    un4.reshape(-1)[pidx.reshape(-1)] = pooled.reshape(-1)
+    case("maxunpool", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)], [("y", un4)], opset=11,
+         inits={"i": pidx})
+    case("maxunpool_runtime", [N("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled), ("i", pidx)],
+         [("y", un4)], opset=11)
+    un5 = np.zeros((2, 2, 5, 6), F)
+    un5[:, :, :4, :4] = un4
+    case("maxunpool_output_shape_bound", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])], [("x", pooled)],
+         [("y", un5)], opset=11, bind={"i": pidx, "s": np.array([2, 2, 5, 6], I64)})
+    case("maxunpool_runtime_output_shape", [N("MaxUnpool", ["x", "i", "s"], kernel_shape=[2, 2], strides=[2, 2])],
+         [("x", pooled), ("i", pidx)], [("y", un5)], opset=11, inits={"s": np.array([2, 2, 5, 6], I64)})
+
+    # TopK: ties go to the lower index; NaN above every number (numpy's sort order); -inf, -0.
+    def topk(x, k, axis, largest):
+        n = x.shape[axis]
+        xm = np.moveaxis(x, axis, -1)
+        vals, inds = np.zeros(xm.shape[:-1] + (k,), x.dtype), np.zeros(xm.shape[:-1] + (k,), I64)
+        for p in np.ndindex(*xm.shape[:-1]):
+            row = xm[p]
+            key = lambda i: ((0 if np.isnan(row[i]) else 1), -row[i] if not np.isnan(row[i]) else 0, i) if largest else \
+                ((1 if np.isnan(row[i]) else 0), row[i] if not np.isnan(row[i]) else 0, i)
+            order = sorted(range(n), key=key)[:k]
+            inds[p] = order
+            vals[p] = row[order]
+        return np.moveaxis(vals, -1, axis), np.moveaxis(inds, -1, axis)
+
+    xt = g.standard_normal((2, 6, 3)).astype(F)
+    xt[0, :, 0] = [1.0, np.nan, 2.0, 1.0, -np.inf, 2.0]
+    xt[1, :, 1] = [0.0, -0.0, np.nan, 0.0, np.nan, -1.0]
+    v, i = topk(xt, 4, 1, True)
+    case("topk", [N("TopK", ["x", "k"], ["v", "i"], axis=1)], [("x", xt)], [("v", v), ("i", i)], opset=11,
+         inits={"k": np.array([4], I64)})
+    v, i = topk(xt, 3, 1, False)
+    case("topk_smallest_bound", [N("TopK", ["x", "k"], ["v", "i"], axis=-2, largest=0)], [("x", xt)], [("v", v), ("i", i)],
+         opset=11, bind={"k": np.array([3], I64)})
+    xi = g.integers(-3, 3, (3, 5)).astype(np.int32)
+    v, i = topk(xi, 2, 0, True)
+    case("topk_int", [N("TopK", ["x", "k"], ["v", "i"], axis=0)], [("x", xi)], [("v", v), ("i", i)], opset=11,
+         inits={"k": np.array([2], I64)})
+    v, i = topk(xt, 2, 2, True)
+    case("topk_1", [N("TopK", ["x"], ["v", "i"], k=2)], [("x", xt)], [("v", v), ("i", i)], opset=1)
+
+    # GridSample, as PyTorch's grid_sampler_2d: bilinear/zeros, nearest/border, bicubic/reflection.
+    def unnorm(c, size, align):
+        return (c + 1) / 2 * (size - 1) if align else ((c + 1) * size - 1) / 2
+
+    def reflect(c, lo2, hi2):
+        if lo2 == hi2:
+            return 0.0
+        mn, span = lo2 / 2, (hi2 - lo2) / 2
+        c = abs(c - mn)
+        extra, flips = np.fmod(c, span), np.floor(c / span)
+        return extra + mn if flips % 2 == 0 else span - extra + mn
+
+    def padc(c, size, pad, align):
+        if pad == "border":
+            return min(size - 1, max(c, 0))
+        if pad == "reflection":
+            c = reflect(c, 0, 2 * (size - 1)) if align else reflect(c, -1, 2 * size - 1)
+            return min(size - 1, max(c, 0))
+        return c
+
+    def grid_sample(x, grid, mode, pad, align):
+        n_, c_, h, w = x.shape
+        _, ho, wo, _ = grid.shape
+        y = np.zeros((n_, c_, ho, wo), np.float64)
+
+        def px(n, yy, xx):
+            yy, xx = int(yy), int(xx)
+            return x[n, :, yy, xx].astype(np.float64) if 0 <= yy < h and 0 <= xx < w else np.zeros(c_)
+
+        def cub(t):
+            a = -0.75
+            c1 = lambda s: ((a + 2) * s - (a + 3)) * s * s + 1
+            c2 = lambda s: ((a * s - 5 * a) * s + 8 * a) * s - 4 * a
+            return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+
+        for n, i, j in np.ndindex(n_, ho, wo):
+            gx, gy = float(grid[n, i, j, 0]), float(grid[n, i, j, 1])
+            if mode == "bicubic":
+                ix, iy = unnorm(gx, w, align), unnorm(gy, h, align)
+                x0, y0 = np.floor(ix), np.floor(iy)
+                wx, wy = cub(ix - x0), cub(iy - y0)
+                for a in range(4):
+                    for b in range(4):
+                        yy, xx = padc(y0 - 1 + a, h, pad, align), padc(x0 - 1 + b, w, pad, align)
+                        y[n, :, i, j] += wy[a] * wx[b] * px(n, np.trunc(yy), np.trunc(xx))
+                continue
+            ix, iy = padc(unnorm(gx, w, align), w, pad, align), padc(unnorm(gy, h, align), h, pad, align)
+            if mode == "nearest":
+                y[n, :, i, j] = px(n, np.round(iy), np.round(ix))
+                continue
+            x0, y0 = np.floor(ix), np.floor(iy)
+            for yy, xx, wt in [(y0, x0, (x0 + 1 - ix) * (y0 + 1 - iy)), (y0, x0 + 1, (ix - x0) * (y0 + 1 - iy)),
+                               (y0 + 1, x0, (x0 + 1 - ix) * (iy - y0)), (y0 + 1, x0 + 1, (ix - x0) * (iy - y0))]:
+                y[n, :, i, j] += wt * px(n, yy, xx)
+        return y.astype(F)
+
+    xg = g.standard_normal((2, 3, 4, 5)).astype(F)
+    grid = (np.round(g.uniform(-1.3, 1.3, (2, 3, 4, 2)) * 16) / 16).astype(F)  # exact coordinates
+    for mode, pad, align in [("bilinear", "zeros", 0), ("nearest", "border", 0), ("bicubic", "reflection", 1), ("bilinear", "reflection", 0)]:
+        case(f"gridsample_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)], [("x", xg)],
+             [("y", grid_sample(xg, grid, mode, pad, align))], opset=16, bind={"g": grid})
+
+    # ... a grid computed at run time (bilinear, nearest; zeros, border): the same arithmetic as graph ops.
+    for mode, pad, align in [("bilinear", "zeros", 0), ("bilinear", "border", 1), ("nearest", "zeros", 1), ("nearest", "border", 0)]:
+        case(f"gridsample_runtime_{mode}_{pad}_{align}", [N("GridSample", ["x", "g"], mode=mode, padding_mode=pad, align_corners=align)],
+             [("x", xg), ("g", grid)], [("y", grid_sample(xg, grid, mode, pad, align))], opset=16)
+    # RoiAlign (avg), as onnxruntime's RoiAlign: half_pixel and output_half_pixel, adaptive sampling.
+    def roi_align(x, rois, bidx, oh, ow, ratio, scale, half, mode="avg"):
+        _, c_, h, w = x.shape
+        y = np.zeros((len(rois), c_, oh, ow), np.float64)
+        for r, (roi, b) in enumerate(zip(rois.astype(np.float64), bidx)):
+            off = 0.5 if half else 0.0
+            sw, sh, ew, eh = roi * scale - off
+            rw, rh = ew - sw, eh - sh
+            if not half:
+                rw, rh = max(rw, 1.0), max(rh, 1.0)
+            bh, bw = rh / oh, rw / ow
+            gh = ratio if ratio > 0 else int(np.ceil(rh / oh))
+            gw = ratio if ratio > 0 else int(np.ceil(rw / ow))
+            for ph, pw in np.ndindex(oh, ow):
+                acc = np.zeros(c_) if mode == "avg" else np.full(c_, -np.inf)
+                for iy, ix in np.ndindex(gh, gw):
+                    yy = sh + ph * bh + (iy + 0.5) * bh / gh
+                    xx = sw + pw * bw + (ix + 0.5) * bw / gw
+                    if yy < -1 or yy > h or xx < -1 or xx > w:
+                        acc = acc if mode == "avg" else np.maximum(acc, 0.0)  # onnxruntime: four zero-weight corners
+                        continue
+                    yy, xx = max(yy, 0.0), max(xx, 0.0)
+                    yl, xl = int(yy), int(xx)
+                    if yl >= h - 1:
+                        yl = yh = h - 1
+                        yy = float(yl)
+                    else:
+                        yh = yl + 1
+                    if xl >= w - 1:
+                        xl = xh = w - 1
+                        xx = float(xl)
+                    else:
+                        xh = xl + 1
+                    ly, lx = yy - yl, xx - xl
+                    corners = [(1 - ly) * (1 - lx) * x[b, :, yl, xl], (1 - ly) * lx * x[b, :, yl, xh], ly * (1 - lx) * x[b, :, yh, xl],
+                               ly * lx * x[b, :, yh, xh]]
+                    # max: the largest weighted corner, as onnxruntime's RoiAlign takes it
+                    acc = acc + sum(corners) if mode == "avg" else np.maximum(acc, np.max(corners, axis=0))
+                y[r, :, ph, pw] = acc / max(gh * gw, 1) if mode == "avg" else acc
+        return y.astype(F)
+
+    xr = g.standard_normal((2, 2, 6, 7)).astype(F)
+    rois = np.array([[0.5, 1.0, 5.5, 4.0], [2.0, 0.0, 6.9, 5.9], [-0.5, 3.0, 1.5, 3.2]], F)
+    bidx = np.array([1, 0, 1], I64)
+    case("roialign_half_pixel", [N("RoiAlign", ["x", "r", "b"], output_height=3, output_width=2, sampling_ratio=2, spatial_scale=1.0)],
+         [("x", xr)], [("y", roi_align(xr, rois, bidx, 3, 2, 2, 1.0, True))], opset=16, bind={"r": rois, "b": bidx})
+    case("roialign_adaptive_10", [N("RoiAlign", ["x", "r", "b"], output_height=2, output_width=2, spatial_scale=0.5)],
+         [("x", xr)], [("y", roi_align(xr, rois * 2, bidx, 2, 2, 0, 0.5, False))], opset=10, inits={"r": rois * 2, "b": bidx})
+    case("roialign_max", [N("RoiAlign", ["x", "r", "b"], mode="max", output_height=2, output_width=3, sampling_ratio=2,
+                            coordinate_transformation_mode="output_half_pixel")],
+         [("x", xr)], [("y", roi_align(xr, rois, bidx, 2, 3, 2, 1.0, False, "max"))], opset=16, inits={"r": rois, "b": bidx})
 
 
 def spectral_cases():

@@ -65,6 +65,74 @@ def nested_if(depth):
     return model(list(inner.node), [helper.make_tensor_value_info("c", TensorProto.BOOL, [])], [y])
 
 
+def scatter_hostile():
+    """GatherND, Compress, the scatters, MaxUnpool, TopK, GridSample, RoiAlign: index operands and
+    attributes a model can abuse (out-of-range indices, huge or negative sizes, wrong ranks)."""
+    i64 = lambda n, s: helper.make_tensor_value_info(n, TensorProto.INT64, s)
+    init = lambda n, a: numpy_helper.from_array(np.asarray(a), n)
+    node = lambda op, ins, outs=("y",), **kw: helper.make_node(op, list(ins), list(outs), name=op.lower(), **kw)
+    save("I0005_scatterelements_index_out_of_range",
+         model([node("ScatterElements", ["d", "i", "u"], axis=1)], [f32("d", [1, 3]), f32("u", [1, 1])], [f32("y", [1, 3])],
+               [init("i", np.array([[5]], np.int64))], opset=13))
+    save("I0005_scatterelements_index_int64_min",
+         model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [3]), f32("u", [1])], [f32("y", [3])],
+               [init("i", np.array([-2 ** 63], np.int64))], opset=13))
+    save("I0005_scatternd_tuple_too_long",
+         model([node("ScatterND", ["d", "i", "u"])], [f32("d", [2, 2]), f32("u", [1])], [f32("y", [2, 2])],
+               [init("i", np.zeros((1, 5), np.int64))], opset=13))
+    save("I0005_scatterelements_huge_data",
+         model([node("ScatterElements", ["d", "i", "u"])], [f32("d", [2 ** 31, 2 ** 20]), f32("u", [1, 1])],
+               [f32("y", [2 ** 31, 2 ** 20])], [init("i", np.zeros((1, 1), np.int64))], opset=13))
+    save("I0012_scatterelements_add_runtime_indices",
+         model([node("ScatterElements", ["d", "i", "u"], reduction="add")], [f32("d", [3]), i64("i", [1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
+    save("I0005_scatternd_reduction_max",
+         model([node("ScatterND", ["d", "i", "u"], reduction="max")], [f32("d", [3]), i64("i", [1, 1]), f32("u", [1])], [f32("y", [3])],
+               opset=16))
+    save("I0005_scatternd_runtime_pairs_huge",
+         model([node("ScatterND", ["d", "i", "u"])], [f32("d", [4096, 4096]), i64("i", [4096, 1]), f32("u", [4096, 4096])],
+               [f32("y", [4096, 4096])], opset=13))
+    save("I0005_gathernd_index_out_of_range",
+         model([node("GatherND", ["d", "i"])], [f32("d", [2, 2])], [f32("y", [1])], [init("i", np.array([[0, 7]], np.int64))], opset=13))
+    save("I0005_gathernd_batch_dims_huge",
+         model([node("GatherND", ["d", "i"], batch_dims=2 ** 40)], [f32("d", [2, 2])], [f32("y", [1])],
+               [init("i", np.array([[0, 1]], np.int64))], opset=13))
+    save("I0005_compress_true_beyond_axis",
+         model([node("Compress", ["x", "c"], axis=0)], [f32("x", [2])], [f32("y", [1])],
+               [init("c", np.array([False, False, True], np.bool_))], opset=11))
+    save("I0005_topk_k_huge",
+         model([node("TopK", ["x", "k"], ["v", "i"])], [f32("x", [4])], [f32("v", [4]), i64("i", [4])],
+               [init("k", np.array([2 ** 40], np.int64))], opset=11))
+    save("I0005_topk_k_negative",
+         model([node("TopK", ["x", "k"], ["v", "i"])], [f32("x", [4])], [f32("v", [4]), i64("i", [4])],
+               [init("k", np.array([-3], np.int64))], opset=11))
+    unpool = lambda name, out_shape, **kw: save(name, model(
+        [node("MaxUnpool", ["x", "i", "s"], **kw)], [f32("x", [1, 1, 2, 2])], [f32("y", [1, 1, 2, 2])],
+        [init("i", np.array([[[[0, 1], [2, 3]]]], np.int64)), init("s", np.array(out_shape, np.int64))], opset=11))
+    unpool("I0006_maxunpool_negative_output_shape", [1, 1, -5, 4], kernel_shape=[2, 2], strides=[2, 2])
+    unpool("I0005_maxunpool_output_shape_huge", [1, 1, 2 ** 40, 2 ** 40], kernel_shape=[2, 2], strides=[2, 2])
+    unpool("I0005_maxunpool_kernel_negative", [1, 1, 4, 4], kernel_shape=[-5, -5], strides=[2, 2])
+    unpool("I0005_maxunpool_strides_huge", [1, 1, 4, 4], kernel_shape=[2, 2], strides=[2 ** 62, 2 ** 62])
+    save("I0005_maxunpool_index_out_of_range",
+         model([node("MaxUnpool", ["x", "i"], kernel_shape=[2, 2], strides=[2, 2])], [f32("x", [1, 1, 2, 2])], [f32("y", [1, 1, 4, 4])],
+               [init("i", np.array([[[[0, 1], [2, 99]]]], np.int64))], opset=11))
+    roi = lambda name, rois, bidx, **kw: save(name, model(
+        [node("RoiAlign", ["x", "r", "b"], **kw)], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+        [init("r", np.array(rois, np.float32)), init("b", np.array(bidx, np.int64))], opset=16))
+    roi("I0005_roialign_output_huge", [[0, 0, 2, 2]], [0], output_height=2 ** 40, output_width=2 ** 40)
+    roi("I0005_roialign_batch_index_out_of_range", [[0, 0, 2, 2]], [3])
+    roi("I0005_roialign_adaptive_grid_huge", [[0, 0, 1e30, 1e30]], [0], sampling_ratio=0)
+    roi("I0005_roialign_rois_wrong_rank", [0, 0, 2, 2], [0])
+    save("I0005_gridsample_grid_wrong_rank",
+         model([node("GridSample", ["x", "g"])], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+               [init("g", np.zeros((1, 4, 2), np.float32))], opset=16))
+    save("I0005_gridsample_mode_unknown",
+         model([node("GridSample", ["x", "g"], mode="lanczos")], [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+               [init("g", np.zeros((1, 2, 2, 2), np.float32))], opset=16))
+    save("I0012_gridsample_bicubic_runtime_grid",
+         model([node("GridSample", ["x", "g"], mode="bicubic")], [f32("x", [1, 1, 4, 4]), f32("g", [1, 2, 2, 2])], [f32("y", [1, 1, 2, 2])], opset=16))
+
+
 def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
@@ -149,7 +217,17 @@ def main():
     # I0014: weights over the budget, refused before any allocation (2^40 floats, no data)
     t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2 ** 40])
     save("I0014_weights_4TiB", add_init(t, (2 ** 40,)))
+    # Found by mutate.py: a pool kernel of 2^63-1 with SAME_LOWER (the shape rule walked every
+    # tap: a hang) and a GRU hidden_size of 2^31 that W does not hold (an 8 GiB zero state).
+    save("I0005_avgpool_kernel_2e63", model([helper.make_node("AveragePool", ["x"], ["y"], name="pool", kernel_shape=[2 ** 63 - 1, 3],
+                                                              auto_pad="SAME_LOWER")], [f32("x", [1, 1, 5, 5])], [f32("y", [1, 1, 5, 5])]))
+    save("I0005_maxpool_taps_2e36", model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2 ** 18, 2 ** 18],
+                                                            auto_pad="SAME_UPPER")], [f32("x", [1, 1, 5, 5])], [f32("y", [1, 1, 5, 5])]))
+    save("I0005_gru_hidden_2e31", model([helper.make_node("GRU", ["x", "w", "r"], ["y"], name="gru", hidden_size=2 ** 31)],
+                                        [f32("x", [2, 1, 3]), f32("w", [1, 12, 3]), f32("r", [1, 12, 4])], [f32("y", [2, 1, 1, 4])]))
     control_hostile()
+    quant_hostile()
+    scatter_hostile()
     print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
 
 
@@ -204,6 +282,44 @@ def control_hostile():
     tf("I0005_tfidf_counts_outside", ngram_counts=[0, 100])
     tf("I0005_tfidf_skip_negative", max_skip_count=-3)
     tf("I0007_tfidf_pool_strings", pool_int64s=None, pool_strings=["a", "b"])
+
+
+def quant_hostile():
+    """The quantized and integer ops: reductions past the exact bound, malformed scales and zero
+    points, an out-of-range axis, an exponent Pow cannot apply exactly."""
+    t = lambda n, dt, s: helper.make_tensor_value_info(n, dt, s)
+    U8, I8, I32 = TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32
+    # K = 40000 > 33025: the int32 result could overflow (and f32/f64 exactness is not claimed)
+    save("I0005_matmulinteger_k_40000", model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi")],
+                                              [t("a", U8, [1, 40000]), t("b", U8, [40000, 1])], [t("y", I32, [1, 1])], opset=10))
+    # C/group * kh * kw = 200 * 20 * 20 = 80000 > 33025
+    save("I0005_convinteger_reduction_80000", model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convi")],
+                                                    [t("x", U8, [1, 200, 20, 20]), t("w", U8, [1, 200, 20, 20])],
+                                                    [t("y", I32, [1, 1, 1, 1])], opset=10))
+    # weights whose dims multiply past 2^64 (checked, saturating)
+    save("I0005_convinteger_weights_2e60", model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convi")],
+                                                 [t("x", U8, [1, 2 ** 30, 2 ** 30, 1]), t("w", U8, [1, 2 ** 30, 2 ** 30, 1])],
+                                                 [t("y", I32, [1, 1, 1, 1])], opset=10))
+    # a 2-D scale
+    save("I0005_quantizelinear_scale_2d", model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")],
+                                                [f32("x", [2, 3]), f32("s", [2, 3]), t("z", U8, [])], [t("y", U8, [2, 3])], opset=13))
+    # axis outside the rank
+    save("I0005_quantizelinear_axis_9", model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", axis=9)],
+                                              [f32("x", [2, 3]), f32("s", [3]), t("z", U8, [3])], [t("y", U8, [2, 3])], opset=13))
+    # a per-axis zero point of the wrong length
+    save("I0005_dequantizelinear_zp_length", model([helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq")],
+                                                   [t("x", I8, [2, 3]), f32("s", [3]), t("z", I8, [5])], [f32("y", [2, 3])], opset=13))
+    # a zero point whose type is not its operand's
+    save("I0005_qlinearmatmul_zp_type",
+         model([helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"], name="qmm")],
+               [t("a", U8, [2, 2]), f32("sa", []), t("za", I8, []), t("b", U8, [2, 2]), f32("sb", []), t("zb", U8, []), f32("sy", []),
+                t("zy", U8, [])], [t("y", U8, [2, 2])], opset=10))
+    # an integer base with a non-integral exponent (no exact integer power)
+    save("I0005_pow_int_base_half", model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow")], [t("x", I32, [2])], [t("y", I32, [2])],
+                                          [numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "e")], opset=15))
+    # a float base with an int64 exponent computed at run time (exact in f32 only when known)
+    save("I0012_pow_runtime_int64_exponent", model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow")],
+                                                   [f32("x", [2]), t("e", TensorProto.INT64, [2])], [f32("y", [2])], opset=15))
 
 
 if __name__ == "__main__":

@@ -63,14 +63,18 @@ cp "$src/tests/onnx/cases/add/model.onnx" suite/good/; cp "$src/tests/onnx/cases
 cp "$src/tests/onnx/cases/add/in_1.npy" suite/good/test_data_set_0/input_1.npy
 printf 'not a model' > suite/junk/model.onnx
 cp -r suite/good/. suite/cut/; head -c 30 "$src/tests/onnx/cases/add/in_0.npy" > suite/cut/test_data_set_0/input_0.npy
+# A test whose shape input must be bound (I0012) runs specialized: bound to its data set's value.
+mkdir -p suite/spec/test_data_set_0; cp reshape.onnx suite/spec/model.onnx
+cp x3.npy suite/spec/test_data_set_0/input_0.npy; cp s.npy suite/spec/test_data_set_0/input_1.npy
 out=$("$rung" onnx-suite suite --out suite-out 2>&1); rc=$?
 check "onnx-suite exits 0 on refusals ($rc): $out" '[[ $rc == 0 ]]'
-check "onnx-suite counts 1 ran, 2 refused: $out" 'grep -q "3 tests on cpu, tier debug: 1 ran, 2 refused" <<<"$out"'
+check "onnx-suite counts 2 ran (1 specialized), 2 refused: $out" 'grep -q "4 tests on cpu, tier debug: 2 ran (1 specialized: inputs bound at import), 2 refused" <<<"$out"'
+check "the specialized test says so in status.json" 'grep -q "\"specialized\": true" suite-out/spec/status.json && grep -q "\"specialized\": false" suite-out/good/status.json'
 check "the garbage model is I0001: $out" 'grep -q "junk .*I0001" <<<"$out"'
 check "the truncated .npy is Y0002: $out" 'grep -q "cut .*Y0002" <<<"$out"'
 check "the good test's output is written" '[[ -s suite-out/good/test_data_set_0/output_0.npy && -s suite-out/good/status.json ]]'
 out=$("$rung" onnx-suite suite --compare reference,cpu 2>&1); rc=$?
-check "reference and cpu agree bit for bit ($rc): $out" '[[ $rc == 0 ]] && grep -q "1 of 1 outputs identical bit for bit, 0 tests differ" <<<"$out"'
+check "reference and cpu agree bit for bit ($rc): $out" '[[ $rc == 0 ]] && grep -q "2 of 2 outputs identical bit for bit, 0 tests differ" <<<"$out"'
 out=$("$rung" onnx-suite suite --out /proc/no-such-dir 2>&1); rc=$?
 check "an unwritable --out is C0003 ($rc): $out" '[[ $rc == 1 ]] && grep -q "C0003" <<<"$out"'
 out=$("$rung" onnx-suite suite --backend nope 2>&1); rc=$?

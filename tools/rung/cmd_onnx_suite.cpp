@@ -7,6 +7,8 @@
 //                     named, and the exit status is 1 (the GPU check's cpu = cuda in tier debug)
 // A test whose data sets hold a value that is not a tensor (no .npy: strings, sequences,
 // optionals) is "not attempted"; one rung declines at load or run is "refused" with its code.
+// A load refused with I0012 naming graph inputs to bind is retried with them bound to the data
+// set's values (the test is then "specialized", as the Python runner does it).
 // bf16 has no numpy dtype: its .npy files hold the bit patterns as uint16, in and out.
 #include <rung/onnx.h>
 #include <rung/rung.hpp>
@@ -18,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "command.h"
 
@@ -34,6 +37,7 @@ struct Ran {
   std::string status = "ran";  // ran | refused | not attempted
   std::string stage, reason;
   std::vector<std::vector<Tensor>> sets;  // outputs per data set, in the entry's result order
+  bool specialized = false;               // graph inputs bound at import (see run_test)
 };
 
 std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix, const std::string& ext) {
@@ -63,6 +67,47 @@ std::string first_line(const Diagnostics& d) {
   return text.substr(0, text.find('\n'));
 }
 
+// The graph inputs an I0012 refusal asks to bind (its notes' stable phrase:
+// `bind the graph input "NAME" at import: ...`, quotes inside NAME escaped by a backslash).
+std::vector<std::string> inputs_to_bind(const Diagnostics& d) {
+  static const std::string kPhrase = "bind the graph input \"";
+  std::vector<std::string> names;
+  for (const Message& m : d.messages()) {
+    if (m.code != "I0012" || m.severity != Severity::Error) continue;
+    for (const std::string& note : m.notes) {
+      if (note.rfind(kPhrase, 0) != 0) continue;
+      std::string name;
+      std::size_t i = kPhrase.size();
+      for (; i < note.size() && note[i] != '"'; ++i) name += note[i] == '\\' && i + 1 < note.size() ? note[++i] : note[i];
+      if (i < note.size() && note.compare(i, 12, "\" at import:") == 0) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// The test's inputs of one data set, keyed by graph input name (bf16 from its uint16 bits).
+std::optional<std::map<std::string, Tensor>> read_inputs(const fs::path& set, const std::vector<std::string>& names,
+                                                         std::string& why) {
+  std::vector<fs::path> files = numbered(set, "input", ".npy");
+  if (files.size() != names.size()) {
+    why = "the model has " + std::to_string(names.size()) + " graph inputs; the data set has " + std::to_string(files.size());
+    return std::nullopt;
+  }
+  std::map<std::string, Tensor> values;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    auto t = Tensor::load_npy(files[k].string());
+    if (!t) {
+      why = first_line(t.diagnostics());
+      return std::nullopt;
+    }
+    values.emplace(names[k], *t);
+  }
+  return values;
+}
+
+// A test as tests/onnx/run_rung_node_tests.py runs it: a load refused with I0012 naming graph
+// inputs to bind is retried with those bound to the data set's values (once per data set, as
+// the values may differ), the rest passed at run time; the test is then `specialized`.
 Ran run_test(const fs::path& test, const SuiteArgs& a, const std::string& backend) {
   Ran r;
   auto refuse = [&](const char* stage, const std::string& why) {
@@ -78,32 +123,51 @@ Ran run_test(const fs::path& test, const SuiteArgs& a, const std::string& backen
       return r;
     }
   }
-  auto module = Module::load(Source::file((test / "model.onnx").string()));
-  if (!module) return refuse("load", first_line(module.diagnostics()));
-  CompileOptions co;
-  co.tier = a.tier;
-  auto program = Program::compile(*module, co);
-  if (!program) return refuse("load", first_line(program.diagnostics()));
-  SessionOptions so;
-  so.backend = backend;
-  so.receipts = Receipts::ignore;
-  so.write_records = false;
-  auto session = Session::open(*program, so);
-  if (!session) return refuse("run", first_line(session.diagnostics()));
-  const EntryInfo entry = program->entries().at(0);
+  const Source model = Source::file((test / "model.onnx").string());
+  auto names = onnx_graph_inputs(model);
+  if (!names) return refuse("load", first_line(names.diagnostics()));
+  std::set<std::string> bound;
+  std::optional<Program> program;
   for (const auto& s : sets) {
-    std::vector<fs::path> files = numbered(s, "input", ".npy");
-    if (files.size() != entry.params.size())
-      return refuse("run", "the model takes " + std::to_string(entry.params.size()) + " inputs; the data set has " +
-                               std::to_string(files.size()));
+    std::string why;
+    auto values = read_inputs(s, *names, why);
+    if (!values) return refuse("run", why);
+    if (!program || !bound.empty()) {
+      program.reset();
+      while (!program) {
+        LoadOptions lo;
+        for (const auto& n : bound) lo.bind.emplace_back(n, values->at(n));
+        auto module = Module::load(model, lo);
+        if (!module) {
+          std::size_t before = bound.size();
+          for (const auto& n : inputs_to_bind(module.diagnostics()))
+            if (values->count(n)) bound.insert(n);
+          if (bound.size() == before) return refuse("load", first_line(module.diagnostics()));
+          continue;
+        }
+        CompileOptions co;
+        co.tier = a.tier;
+        auto compiled = Program::compile(*module, co);
+        if (!compiled) return refuse("load", first_line(compiled.diagnostics()));
+        program = *compiled;
+      }
+      r.specialized = !bound.empty();
+    }
+    SessionOptions so;
+    so.backend = backend;
+    so.receipts = Receipts::ignore;
+    so.write_records = false;
+    auto session = Session::open(*program, so);
+    if (!session) return refuse("run", first_line(session.diagnostics()));
+    const EntryInfo entry = program->entries().at(0);
     Inputs inputs;
-    for (std::size_t k = 0; k < files.size(); ++k) {
-      auto t = Tensor::load_npy(files[k].string());
-      if (!t) return refuse("run", first_line(t.diagnostics()));
-      Tensor v = *t;
-      if (entry.params[k].dtype == DType::bf16 && v.dtype() == DType::u16)
+    for (const auto& p : entry.params) {
+      auto it = values->find(p.name);
+      if (it == values->end() || bound.count(p.name)) return refuse("run", "the entry takes `" + p.name + "`, which no data set feeds");
+      Tensor v = it->second;
+      if (p.dtype == DType::bf16 && v.dtype() == DType::u16)
         if (auto b = retyped(v, DType::bf16)) v = *b;
-      inputs.push_back({entry.params[k].name, v});
+      inputs.push_back({p.name, v});
     }
     auto result = session->run(entry.name, inputs);
     if (!result) return refuse("run", first_line(result.diagnostics()));
@@ -146,7 +210,7 @@ bool write_outputs(const fs::path& out, const Ran& r, Diagnostics& diags) {
   }
   std::ofstream status(out / "status.json");
   status << "{\"status\": " << json_string(r.status) << ", \"stage\": " << json_string(r.stage)
-         << ", \"reason\": " << json_string(r.reason) << "}\n";
+         << ", \"reason\": " << json_string(r.reason) << ", \"specialized\": " << (r.specialized ? "true" : "false") << "}\n";
   status.close();
   return status ? true : unwritable(out / "status.json", "the write failed");
 }
@@ -215,6 +279,7 @@ int run_suite(const SuiteArgs& a, const GlobalOptions& global) {
     std::vector<Ran> runs;
     for (const auto& b : backends) runs.push_back(run_test(test, a, b));
     counts[runs[0].status]++;
+    counts["specialized"] += runs[0].status == "ran" && runs[0].specialized;
     if (!a.out.empty() && !write_outputs(fs::path(a.out) / name, runs[0], diags)) return report(diags, global);
     if (runs.size() == 1) {
       if (runs[0].status != "ran") std::printf("%-13s %s  %s\n", runs[0].status.c_str(), name.c_str(), runs[0].reason.c_str());
@@ -235,8 +300,9 @@ int run_suite(const SuiteArgs& a, const GlobalOptions& global) {
       ++differing_tests;
     }
   }
-  std::printf("onnx-suite: %zu tests on %s, tier %s: %d ran, %d refused, %d not attempted\n", tests.size(),
-              backends[0].c_str(), a.tier.c_str(), counts["ran"], counts["refused"], counts["not attempted"]);
+  std::printf("onnx-suite: %zu tests on %s, tier %s: %d ran (%d specialized: inputs bound at import), %d refused, %d not attempted\n",
+              tests.size(), backends[0].c_str(), a.tier.c_str(), counts["ran"], counts["specialized"], counts["refused"],
+              counts["not attempted"]);
   if (backends.size() == 2)
     std::printf("onnx-suite: %s vs %s: %zu tests ran on both, %zu of %zu outputs identical bit for bit, %zu tests differ\n",
                 backends[0].c_str(), backends[1].c_str(), compared, identical, outputs, differing_tests);
