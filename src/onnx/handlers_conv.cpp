@@ -2,8 +2,13 @@
 // §17). ONNX lists pads as [b0, b1, ..., e0, e1, ...], rung as [b0, e0, b1, e1, ...]; auto_pad
 // SAME_UPPER / SAME_LOWER / VALID is resolved to explicit pads here (ops::same_pads), and
 // ConvTranspose's output_shape to pads (and an output_padding where it asks for more than the
-// window gives). rung's windows are 1-D or 2-D: a 3-D one is refused (I0005).
+// window gives). rung's windows are 1-D or 2-D; a 3-D window ([N, C, D, H, W]) is composed
+// from them exactly (the section "3-D windows" below says how).
+#include <algorithm>
+#include <array>
+
 #include "onnx/handlers.h"
+#include "ops/window_axis.h"
 #include "ops/window_geometry.h"
 
 namespace rung::onnx_import {
@@ -21,11 +26,10 @@ struct Geometry {
   std::string auto_pad = "NOTSET";
 };
 
-// Spatial extents of x ([N, C, spatial...], 1 or 2 of them, static).
+// Spatial extents of x ([N, C, spatial...], 1, 2 or 3 of them, static).
 bool spatial_of(NodeCtx& c, const Value& x, Geometry& g) {
-  if (x.rank() != 3 && x.rank() != 4)
-    return c.fail("I0005", x.rank() == 5 ? "3-D windows are not supported (rung's conv and pools take 1-D or 2-D: [N, C, L] or [N, C, H, W]), got " + x.type.to_string()
-                                         : "the input must be [N, C, L] or [N, C, H, W], got " + x.type.to_string());
+  if (x.rank() != 3 && x.rank() != 4 && x.rank() != 5)
+    return c.fail("I0005", "the input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got " + x.type.to_string());
   g.rank = x.rank() - 2;
   for (std::size_t i = 2; i < x.rank(); ++i) {
     if (!x.type.shape[i].is_static()) return c.fail("I0012", "the spatial dims of the input must be static, got " + x.type.to_string());
@@ -140,7 +144,297 @@ std::vector<Value> conv_inputs(NodeCtx& c) {
   return in;
 }
 
-bool conv(NodeCtx& c) { return need(c, 2) && out0(c, conv_of(c, conv_inputs(c))); }
+// ---- 3-D windows ----------------------------------------------------------------------
+// rung's window ops take 1-D and 2-D windows. A 3-D one over [N, C, D, H, W] is composed from
+// them so that each result element is what the 3-D form of the op's definition gives
+// (docs/semantics.md §17 read with a third axis; docs/onnx.md, "3-D windows"):
+// - MaxPool: max is order-free (§2: NaN wins, +0 over -0), so a 2-D max_pool over (H, W) with
+//   D folded into the channels, then a 1-D max_pool over D with (C, OH, OW) in the channels.
+//   Padding takes part in neither, as in the 3-D window.
+// - AveragePool: each of the KD*KH*KW taps a strided slice of the zero-padded input, stacked
+//   on a new last axis in (kd, kh, kw) order; the canonical sum over it, then one division by
+//   the window's count (avg_pool's rule; a count is the product of the per-axis counts).
+// - Conv, ConvTranspose: the one fma chain over (c, kd, kh, kw) of an output element is the
+//   2-D op's chain over the channels c*KD + kd. The depth taps are gathered into the channels
+//   (strided slices of the zero-padded input; for ConvTranspose of the input spread out by the
+//   depth stride) and the output depths into the batch.
+
+constexpr std::uint64_t kMaxTaps3d = 4096;            // slices one composed 3-D window may emit
+constexpr std::uint64_t kMaxWindowAttr = 1ull << 24;  // kernel, strides, dilations, pads
+constexpr std::uint64_t kMaxExtent3d = 1ull << 32;    // each input extent
+constexpr std::uint64_t kMaxElements3d = 1ull << 40;  // a gathered intermediate
+
+Shape fixed(const std::vector<std::uint64_t>& d) {
+  Shape s;
+  for (auto v : d) s.push_back(Dim::fixed(v));
+  return s;
+}
+
+std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v); }
+std::int64_t s64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+// The axes [from, from + n) of g as a window of their own.
+Geometry sub(const Geometry& g, std::size_t from, std::size_t n) {
+  Geometry r;
+  r.rank = n;
+  r.in.assign(g.in.begin() + s64(from), g.in.begin() + s64(from + n));
+  r.k.assign(g.k.begin() + s64(from), g.k.begin() + s64(from + n));
+  r.strides.assign(g.strides.begin() + s64(from), g.strides.begin() + s64(from + n));
+  r.dilations.assign(g.dilations.begin() + s64(from), g.dilations.begin() + s64(from + n));
+  r.begin.assign(g.begin.begin() + s64(from), g.begin.begin() + s64(from + n));
+  r.end.assign(g.end.begin() + s64(from), g.end.begin() + s64(from + n));
+  return r;
+}
+
+// The product of `d`, or nullopt when it passes `limit`.
+std::optional<std::uint64_t> product_upto(const std::vector<std::uint64_t>& d, std::uint64_t limit) {
+  std::uint64_t n = 1;
+  for (auto v : d)
+    if (__builtin_mul_overflow(n, v, &n) || n > limit) return std::nullopt;
+  return n;
+}
+
+// The static [N, C, D, H, W] of x, with every window attribute (and `extra`) at most 2^24 and
+// every extent at most 2^32, so the extent arithmetic below cannot overflow.
+std::optional<std::vector<std::uint64_t>> dims_3d(NodeCtx& c, const Value& x, const Geometry& g, const Ints& extra = {}) {
+  auto dims = c.static_shape(x, "the input (a 3-D window is composed from 1-D and 2-D ones)");
+  if (!dims) return std::nullopt;
+  bool over = false;
+  for (std::size_t i = 0; i < 3; ++i)
+    over = over || g.k[i] > kMaxWindowAttr || u(g.strides[i]) > kMaxWindowAttr || u(g.dilations[i]) > kMaxWindowAttr ||
+           u(g.begin[i]) > kMaxWindowAttr || u(g.end[i]) > kMaxWindowAttr;
+  for (auto v : extra) over = over || u(v) > kMaxWindowAttr;
+  if (over) {
+    c.fail("I0005", "a 3-D window's kernel_shape, strides, dilations, pads and output_padding must be at most 2^24");
+    return std::nullopt;
+  }
+  std::vector<std::uint64_t> nonzero;
+  for (auto v : *dims) {
+    if (v > kMaxExtent3d) {
+      c.fail("I0005", "a 3-D window's input extents must be at most 2^32, got " + x.type.to_string());
+      return std::nullopt;
+    }
+    nonzero.push_back(std::max<std::uint64_t>(v, 1));
+  }
+  if (!product_upto(nonzero, std::uint64_t{1} << 62)) {  // so that every product of extents below fits
+    c.fail("I0006", "the extents of " + x.type.to_string() + " multiply past 2^62");
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < 3; ++i)
+    if (g.k[i] == 0) {
+      c.fail("I0005", "a kernel extent of 0");
+      return std::nullopt;
+    }
+  return dims;
+}
+
+// The element count of `d`, or I0006 when it passes 2^40 (`what` names the tensor).
+bool small_enough(NodeCtx& c, const std::vector<std::uint64_t>& d, const std::string& what) {
+  return product_upto(d, kMaxElements3d) || c.fail("I0006", what + " would hold more than 2^40 elements");
+}
+
+V transpose(NodeCtx& c, const V& v, Ints perm) { return v ? c.op("transpose", {*v}, {{"perm", AttrValue(std::move(perm))}}) : V{}; }
+V reshape(NodeCtx& c, const V& v, const std::vector<std::uint64_t>& d) { return v ? reshape_to(c, *v, fixed(d)) : V{}; }
+
+// v padded with `value` by (before, after) per axis; unchanged when every pad is 0.
+V pad_with(NodeCtx& c, const V& v, const Ints& pads, double value) {
+  if (!v) return v;
+  bool any = false;
+  for (auto p : pads) any = any || p != 0;
+  if (!any) return v;
+  return c.op("pad", {*v}, {{"pads", AttrValue(pads)}, {"mode", AttrValue(std::string("constant"))}, {"value", AttrValue(value)}});
+}
+
+// The elements start + i*step, i < count, along each axis of `axes` of v.
+V strided(NodeCtx& c, const Value& v, const Ints& axes, const std::vector<std::uint64_t>& start, const std::vector<std::uint64_t>& count,
+          const std::vector<std::uint64_t>& step) {
+  Ints st, en, sp;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    st.push_back(s64(start[i]));
+    en.push_back(s64(start[i] + (count[i] - 1) * step[i] + 1));
+    sp.push_back(s64(step[i]));
+  }
+  return c.op("slice", {v}, {{"starts", AttrValue(st)}, {"ends", AttrValue(en)}, {"axes", AttrValue(axes)}, {"steps", AttrValue(sp)}});
+}
+
+// [N*OD, C*KD, H, W] from t = [N, C, L, H, W]: element (n*OD + od, c*KD + kd) is the plane
+// t[n, c, first(kd) + od*step].
+template <typename First>
+V depth_taps(NodeCtx& c, const V& t, std::uint64_t KD, std::uint64_t OD, std::uint64_t step, First first) {
+  if (!t) return t;
+  auto d = c.static_shape(*t, "the padded input");
+  if (!d) return V{};
+  std::uint64_t N = (*d)[0], C = (*d)[1], H = (*d)[3], W = (*d)[4];
+  if (!small_enough(c, {N, OD, C, KD, H, W}, "the input gathered by depth taps")) return V{};
+  std::vector<Value> parts;
+  for (std::uint64_t kd = 0; kd < KD; ++kd) {
+    V s = strided(c, *t, {2}, {first(kd)}, {OD}, {step});
+    V r = reshape(c, s, {N, C, 1, OD, H, W});
+    if (!r) return V{};
+    parts.push_back(*r);
+  }
+  V cat = parts.size() == 1 ? V(parts[0]) : c.op("concat", parts, {{"axis", AttrValue(std::int64_t{2})}});  // [N, C, KD, OD, H, W]
+  return reshape(c, transpose(c, cat, {0, 3, 1, 2, 4, 5}), {N * OD, C * KD, H, W});
+}
+
+// y [N*OD, M, OH, OW] back to [N, M, OD, OH, OW].
+bool depth_out(NodeCtx& c, const V& y, std::uint64_t N, std::uint64_t OD) {
+  if (!y) return false;
+  auto d = c.static_shape(*y, "the 2-D result");
+  if (!d) return false;
+  return out0(c, transpose(c, reshape(c, y, {N, OD, (*d)[1], (*d)[2], (*d)[3]}), {0, 2, 1, 3, 4}));
+}
+
+bool conv_3d(NodeCtx& c, const Value& x, const Value& w, const Geometry& g, std::int64_t groups) {
+  auto d = dims_3d(c, x, g);
+  if (!d) return false;
+  auto wd = c.static_shape(w, "the weights of a 3-D Conv");
+  if (!wd) return false;
+  std::uint64_t N = (*d)[0], M = (*wd)[0], Cg = (*wd)[1], KD = g.k[0];
+  if (KD > kMaxTaps3d) return c.fail("I0005", "a 3-D Conv with more than 4096 depth taps");
+  ops::WindowAxis ax{(*d)[2], KD, u(g.strides[0]), u(g.dilations[0]), u(g.begin[0]), u(g.end[0]), 0};
+  std::string err;
+  auto OD = ops::window_out_extent(ax, false, err);
+  if (!OD) return c.fail("I0005", "depth axis: " + err);
+  V xp = pad_with(c, x, {0, 0, 0, 0, g.begin[0], g.end[0], 0, 0, 0, 0}, 0.0);
+  V xt = depth_taps(c, xp, KD, *OD, ax.stride, [&](std::uint64_t kd) { return kd * ax.dilation; });
+  V w2 = reshape(c, w, {M, Cg * KD, (*wd)[3], (*wd)[4]});  // [M, Cg, KD, KH, KW]: channel c*KD + kd
+  if (!xt || !w2) return false;
+  std::vector<Value> in{*xt, *w2};
+  if (c.has(2)) in.push_back(c.in(2));
+  AttrMap a = window_attrs(sub(g, 1, 2));
+  a.emplace("groups", AttrValue(groups));
+  return depth_out(c, c.op("conv", in, a), N, *OD);
+}
+
+bool conv_transpose_3d(NodeCtx& c, const Value& x, const Value& w, const Geometry& g, const Ints& op, std::int64_t groups) {
+  auto d = dims_3d(c, x, g, op);
+  if (!d) return false;
+  auto wd = c.static_shape(w, "the weights of a 3-D ConvTranspose");
+  if (!wd) return false;
+  std::uint64_t N = (*d)[0], C = (*d)[1], D = (*d)[2], H = (*d)[3], W = (*d)[4];
+  std::uint64_t Cw = (*wd)[0], Mg = (*wd)[1], KD = g.k[0];
+  if (KD > kMaxTaps3d) return c.fail("I0005", "a 3-D ConvTranspose with more than 4096 depth taps");
+  std::int64_t sd = g.strides[0], dd = g.dilations[0], bd = g.begin[0], ed = g.end[0], opd = op[0];
+  if (opd >= sd && opd >= dd) return c.fail("I0005", "`output_padding` of the depth axis must be below its stride or dilation");
+  if (D == 0) return c.fail("I0005", "a 3-D ConvTranspose over an empty depth axis");
+  std::int64_t OD = sd * (s64(D) - 1) + opd + dd * (s64(KD) - 1) + 1 - bd - ed;  // every term < 2^57
+  if (OD < 1) return c.fail("I0005", "the pads leave an output depth of " + std::to_string(OD));
+  // xu: x spread out along D by the stride (sd - 1 zeros after each plane), then padded so
+  // that every tap's source od + bd - kd*dd (shifted by P) lies inside.
+  V xu = x;
+  std::int64_t Lu = s64(D);
+  if (sd > 1) {
+    if (!small_enough(c, {N, C, D, u(sd), H, W}, "the input spread out by the depth stride")) return false;
+    xu = reshape(c, pad_with(c, reshape(c, xu, {N, C, D, 1, H, W}), {0, 0, 0, 0, 0, 0, 0, sd - 1, 0, 0, 0, 0}, 0.0), {N, C, D * u(sd), H, W});
+    Lu = s64(D) * sd;
+  }
+  std::int64_t P = std::max<std::int64_t>(0, dd * (s64(KD) - 1) - bd), A = std::max<std::int64_t>(0, OD + bd - Lu);
+  xu = pad_with(c, xu, {0, 0, 0, 0, P, A, 0, 0, 0, 0}, 0.0);
+  V xt = depth_taps(c, xu, KD, u(OD), 1, [&](std::uint64_t kd) { return u(bd + P - s64(kd) * dd); });
+  // w [C, M/groups, KD, KH, KW] -> [C*KD, M/groups, KH, KW]: input channel c*KD + kd.
+  V w2 = reshape(c, transpose(c, w, {0, 2, 1, 3, 4}), {Cw * KD, Mg, (*wd)[3], (*wd)[4]});
+  if (!xt || !w2) return false;
+  std::vector<Value> in{*xt, *w2};
+  if (c.has(2)) in.push_back(c.in(2));
+  AttrMap a = window_attrs(sub(g, 1, 2));
+  a.emplace("groups", AttrValue(groups));
+  a.emplace("output_padding", AttrValue(Ints{op[1], op[2]}));
+  return depth_out(c, c.op("conv_transpose", in, a), N, u(OD));
+}
+
+bool max_pool_3d(NodeCtx& c, const Value& x, const Geometry& g, bool ceil_mode) {
+  if (c.want(1)) return c.fail("I0005", "the Indices output of a 3-D MaxPool is not supported");
+  auto d = dims_3d(c, x, g);
+  if (!d) return false;
+  std::uint64_t N = (*d)[0], C = (*d)[1], D = (*d)[2], H = (*d)[3], W = (*d)[4];
+  auto pool = [&](const V& v, const Geometry& w) -> V {
+    if (!v) return v;
+    AttrMap a = window_attrs(w);
+    a.emplace("kernel_shape", AttrValue(Ints(w.k.begin(), w.k.end())));
+    a.emplace("ceil_mode", AttrValue(ceil_mode));
+    auto r = c.op_multi("max_pool", {*v}, a);
+    return r ? V((*r)[0]) : V{};
+  };
+  V hw = pool(reshape(c, x, {N, C * D, H, W}), sub(g, 1, 2));  // [N, C*D, OH, OW]
+  if (!hw) return false;
+  std::uint64_t OH = hw->type.shape[2].extent(), OW = hw->type.shape[3].extent();
+  V cols = reshape(c, transpose(c, reshape(c, hw, {N, C, D, OH * OW}), {0, 1, 3, 2}), {N, C * OH * OW, D});
+  V dp = pool(cols, sub(g, 0, 1));  // [N, C*OH*OW, OD]
+  if (!dp) return false;
+  std::uint64_t OD = dp->type.shape[2].extent();
+  return out0(c, transpose(c, reshape(c, dp, {N, C, OH, OW, OD}), {0, 1, 4, 2, 3}));
+}
+
+bool avg_pool_3d(NodeCtx& c, const Value& x, const Geometry& g, bool ceil_mode, bool include_pad) {
+  auto d = dims_3d(c, x, g);
+  if (!d) return false;
+  std::uint64_t N = (*d)[0], C = (*d)[1];
+  if (!product_upto({g.k[0], g.k[1], g.k[2]}, kMaxTaps3d)) return c.fail("I0005", "a 3-D AveragePool with more than 4096 taps");
+  std::array<ops::WindowAxis, 3> ax;
+  std::vector<std::uint64_t> out(3);
+  Ints pads{0, 0, 0, 0};
+  for (std::size_t i = 0; i < 3; ++i) {
+    ax[i] = {(*d)[2 + i], g.k[i], u(g.strides[i]), u(g.dilations[i]), u(g.begin[i]), u(g.end[i]), 0};
+    std::string err;
+    auto o = ops::window_out_extent(ax[i], ceil_mode, err);
+    if (!o) return c.fail("I0005", "spatial axis " + std::to_string(i) + ": " + err);
+    ax[i].out = out[i] = *o;
+    if (out[i] * ax[i].k > (1ull << 24))  // the per-axis counts below are computed at import
+      return c.fail("I0005", "a 3-D AveragePool whose output extent times kernel extent passes 2^24 on spatial axis " + std::to_string(i));
+    if (!ops::every_window_touches_input(ax[i], err)) return c.fail("I0005", "spatial axis " + std::to_string(i) + ": " + err);
+    // Zeros before, and after as far as the last tap reaches (the ceil_mode overhang included).
+    std::int64_t reach = s64((out[i] - 1) * ax[i].stride + (ax[i].k - 1) * ax[i].dilation + 1);
+    pads.push_back(g.begin[i]);
+    pads.push_back(std::max<std::int64_t>(0, reach - g.begin[i] - s64(ax[i].in)));
+  }
+  if (!small_enough(c, {N, C, out[0], out[1], out[2], g.k[0] * g.k[1] * g.k[2]}, "the stacked window taps")) return false;
+  DType dt = x.type.dtype, ct = dt == DType::f64 ? DType::f64 : DType::f32;  // f16/bf16 compute in f32
+  V xc = cast_to(c, x, ct);
+  V xp = pad_with(c, xc, pads, 0.0);
+  if (!xp) return false;
+  std::vector<Value> taps;
+  std::vector<std::uint64_t> one = out;
+  one.insert(one.begin(), {N, C});
+  one.push_back(1);
+  for (std::uint64_t a = 0; a < g.k[0]; ++a)
+    for (std::uint64_t b = 0; b < g.k[1]; ++b)
+      for (std::uint64_t e = 0; e < g.k[2]; ++e) {
+        V t = reshape(c, strided(c, *xp, {2, 3, 4}, {a * ax[0].dilation, b * ax[1].dilation, e * ax[2].dilation}, out,
+                                 {ax[0].stride, ax[1].stride, ax[2].stride}), one);
+        if (!t) return false;
+        taps.push_back(*t);
+      }
+  V stack = taps.size() == 1 ? V(taps[0]) : c.op("concat", taps, {{"axis", AttrValue(std::int64_t{5})}});
+  V sum = stack ? c.op("sum", {*stack}, {{"axes", AttrValue(Ints{5})}}) : V{};
+  if (!sum) return false;
+  // The divisor per output: the product of the per-axis counts, each a [OD, 1, 1], [OH, 1]
+  // or [OW] constant (a scalar where an axis's counts agree); products of integers <= 4096, exact.
+  V div;
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::vector<double> n;
+    for (std::uint64_t o = 0; o < out[i]; ++o) n.push_back(static_cast<double>(ax[i].pool_count(o, include_pad)));
+    bool same = std::all_of(n.begin(), n.end(), [&](double v) { return v == n[0]; });
+    std::vector<std::uint64_t> shape{out[i]};
+    shape.resize(3 - i, 1);
+    Value f = same ? c.scalar(ct, n[0]) : c.constant(ops::HostTensor::from_f64(shape, n, ct));
+    div = div ? c.op("mul", {*div, f}) : V(f);
+    if (!div) return false;
+  }
+  V y = c.op("div", {*sum, *div});
+  return y && out0(c, cast_to(c, *y, dt));
+}
+
+bool conv(NodeCtx& c) {
+  if (!need(c, 2)) return false;
+  const Value &x = c.in(0), &w = c.in(1);
+  if (x.rank() == 5) {
+    Geometry g;
+    if (!spatial_of(c, x, g) || !weights(c, x, w, g) || !read_window(c, g, false, 1, true)) return false;
+    return conv_3d(c, x, w, g, c.attr_int("group", 1));
+  }
+  return out0(c, conv_of(c, conv_inputs(c)));
+}
 
 bool conv_transpose(NodeCtx& c) {
   if (!need(c, 2)) return false;
@@ -176,6 +470,7 @@ bool conv_transpose(NodeCtx& c) {
       g.end[i] = upper ? total - half : half;
     }
   }
+  if (g.rank == 3) return conv_transpose_3d(c, x, w, g, op, c.attr_int("group", 1));
   AttrMap a = window_attrs(g);
   a.emplace("groups", AttrValue(c.attr_int("group", 1)));
   a.emplace("output_padding", AttrValue(op));
@@ -217,6 +512,7 @@ bool max_pool(NodeCtx& c) {
   if (!pool_window(c, x, g, 10, ceil_mode)) return false;
   std::int64_t order = c.opset() >= 8 ? c.attr_int("storage_order", 0) : 0;
   if (order != 0 && order != 1) return c.fail("I0005", "`storage_order` " + std::to_string(order) + " is not 0 or 1");
+  if (g.rank == 3) return max_pool_3d(c, x, g, ceil_mode);
   AttrMap a = window_attrs(g);
   a.emplace("kernel_shape", AttrValue(Ints(g.k.begin(), g.k.end())));
   a.emplace("ceil_mode", AttrValue(ceil_mode));
@@ -252,20 +548,22 @@ bool avg_pool(NodeCtx& c) {
   Geometry g;
   bool ceil_mode = false;
   if (!pool_window(c, x, g, 19, ceil_mode)) return false;  // dilations arrive at opset 19
+  bool include_pad = c.opset() >= 7 && c.attr_int("count_include_pad", 0) != 0;
+  if (g.rank == 3) return avg_pool_3d(c, x, g, ceil_mode, include_pad);
   AttrMap a = window_attrs(g);
   a.emplace("kernel_shape", AttrValue(Ints(g.k.begin(), g.k.end())));
   a.emplace("ceil_mode", AttrValue(ceil_mode));
-  a.emplace("count_include_pad", AttrValue(c.opset() >= 7 && c.attr_int("count_include_pad", 0) != 0));
+  a.emplace("count_include_pad", AttrValue(include_pad));
   return out0(c, c.op("avg_pool", {x}, a));
 }
 
 }  // namespace
 
 void add_conv_handlers(std::vector<Handler>& h) {
-  h.push_back({"Conv", 1, kMaxOpset, conv, "conv (1-D, 2-D; pads reordered, auto_pad resolved)"});
-  h.push_back({"ConvTranspose", 1, kMaxOpset, conv_transpose, "conv_transpose (output_shape resolved to pads and output_padding)"});
-  h.push_back({"MaxPool", 1, kMaxOpset, max_pool, "max_pool (Indices; storage_order 1: div, mul, sub, add; int8/uint8 through an exact cast to f32)"});
-  h.push_back({"AveragePool", 1, kMaxOpset, avg_pool, "avg_pool"});
+  h.push_back({"Conv", 1, kMaxOpset, conv, "conv (1-D, 2-D; pads reordered, auto_pad resolved; 3-D: depth taps gathered into the channels (pad, slice, concat, transpose, reshape), a 2-D conv)"});
+  h.push_back({"ConvTranspose", 1, kMaxOpset, conv_transpose, "conv_transpose (output_shape resolved to pads and output_padding; 3-D: the depth-stride-spread input's taps gathered into the channels, a 2-D conv_transpose)"});
+  h.push_back({"MaxPool", 1, kMaxOpset, max_pool, "max_pool (Indices; storage_order 1: div, mul, sub, add; int8/uint8 through an exact cast to f32; 3-D: a 2-D then a 1-D max_pool, no Indices)"});
+  h.push_back({"AveragePool", 1, kMaxOpset, avg_pool, "avg_pool (3-D: slice per tap, concat, sum, div)"});
 }
 
 }  // namespace rung::onnx_import

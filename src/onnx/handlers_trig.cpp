@@ -1,8 +1,8 @@
 // Sinh, Cosh, Tan, Asinh, Acosh and Atanh from exp, log, sqrt, tanh, sin and cos, written so
 // that no step cancels: the textbook forms lose all precision near 0 ((e^x - e^-x) / 2 and
 // log(1 + u) when the result is tiny) or overflow early. Computed in f32 (an f16 or bf16
-// input is widened and the result rounded once); f64 is refused, as rung's transcendentals
-// have f32-like kernels only.
+// input is widened and the result rounded once); f64 is refused: the formulas (their
+// thresholds and the tanh, sin and cos they use, which have f32-like kernels only) are f32's.
 #include <cmath>
 
 #include "onnx/handlers.h"
@@ -91,7 +91,7 @@ bool trig(NodeCtx& c, V (*fn)(F, const V&)) {
   const Value& x = c.in(0);
   DType dt = x.type.dtype;
   if (dt == DType::f64)
-    return c.fail("I0005", c.node().op_type() + " of " + x.type.to_string() + ": rung's exp, log, sin and cos have no f64 kernels yet");
+    return c.fail("I0005", c.node().op_type() + " of " + x.type.to_string() + ": these formulas are written for f32 (rung's tanh, sin and cos have no f64 kernels)");
   if (dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
     return c.fail("I0005", c.node().op_type() + " of " + x.type.to_string() + " (floats only)");
   V wide = cast_to(c, x, DType::f32);

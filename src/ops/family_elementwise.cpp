@@ -75,9 +75,9 @@ void register_family_elementwise(OpRegistry& r) {
   r.add(unary("round", 142, kFloat, "nearest integer, halves to even (exact; round(-0.5) = -0)", unary_kernel<num::Round>));
 
   // rung's own transcendentals: bit-exact in debug, within their class elsewhere.
-  r.add(unary("exp", 130, kFloat32Like, "e^x (rung's algorithm; docs/semantics.md)", unary_kernel<num::Exp>)
+  r.add(unary("exp", 130, kFloat, "e^x (rung's algorithms for f32 and f64; docs/semantics.md)", unary_kernel<num::Exp>)
             .tolerance_classes(TC::exact, TC::tight, TC::default_));
-  r.add(unary("log", 131, kFloat32Like, "natural logarithm (rung's algorithm)", unary_kernel<num::Log>)
+  r.add(unary("log", 131, kFloat, "natural logarithm (rung's algorithms for f32 and f64)", unary_kernel<num::Log>)
             .tolerance_classes(TC::exact, TC::tight, TC::default_));
   r.add(unary("sin", 132, kFloat32Like, "sine (rung's algorithm, exact reduction for every input)", unary_kernel<num::Sin>)
             .tolerance_classes(TC::exact, TC::tight, TC::default_));

@@ -141,14 +141,14 @@ struct VarianceF {
 // logsumexp = m + log(canonical_sum(exp(x_i - m))), m the max; NaN if any is NaN; m itself
 // when m is infinite (all -inf gives -inf); an empty reduction gives -inf.
 struct LogSumExpF {
-  template <typename T> static constexpr bool supports = std::is_same_v<T, float>;
+  template <typename T> static constexpr bool supports = kIsReal<T>;
   template <typename T, typename Load>
   static void apply(HostTensor& y, std::uint64_t o, const Load& load, std::uint64_t n, const Attrs&) {
-    float m = num::canonical_reduce<float>(n, load, num::Maximum{}, -num::inf_f32());
-    if (num::is_nan(m) || num::is_inf(m)) { store_as<float>(y, o, m); return; }
-    auto e = [&](std::uint64_t i) { return num::exp_f32(load(i) - m); };
-    float s = num::canonical_reduce<float>(n, e, num::Add{}, 0.0f);
-    store_as<float>(y, o, m + num::log_f32(s));
+    T m = num::canonical_reduce<T>(n, load, num::Maximum{}, -std::numeric_limits<T>::infinity());
+    if (num::is_nan(m) || num::is_inf(m)) { store_as<T>(y, o, m); return; }
+    auto e = [&](std::uint64_t i) { return num::Exp{}(load(i) - m); };
+    T s = num::canonical_reduce<T>(n, e, num::Add{}, T(0));
+    store_as<T>(y, o, m + num::Log{}(s));
   }
 };
 
@@ -253,7 +253,7 @@ void register_family_reduce(OpRegistry& r) {
             .attr("reverse", false, "sum from the last element towards the first")
             .shape(rule_cumsum).kernel(cumsum_kernel)
             .tolerance_classes(TC::exact, TC::exact, TC::tight));
-  r.add(over_axes("logsumexp", 308, kFloat32Like, "max + log(sum(exp(x - max)))", reduce_kernel<LogSumExpF>));
+  r.add(over_axes("logsumexp", 308, kFloat, "max + log(sum(exp(x - max)))", reduce_kernel<LogSumExpF>));
 }
 
 }  // namespace rung::ops

@@ -217,10 +217,13 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
     unary_cases(out, rng, {DType::f32}, {{"min", AttrValue(1.0)}, {"max", AttrValue(-1.0)}});
   } else if (op == "exp" || op == "log" || op == "sin" || op == "cos" || op == "tanh" || op == "sigmoid" || op == "silu" ||
              op == "erf") {
-    unary_cases(out, rng, f32like);
+    bool f64_too = op == "exp" || op == "log";  // rung's binary64 exp_f64 / log_f64
+    unary_cases(out, rng, f64_too ? floats : f32like);
     // Wide ranges: exp's overflow (x > 88.7), gradual underflow to subnormals and zero.
     for (DType t : kF32Like)
       out.push_back({std::string(dtype_name(t)) + " wide", {rand_t(rng, t, {20011}, true, 120.0)}, {}});
+    if (f64_too)  // binary64's overflow (x > 709.78) and subnormal results (x < -708.4)
+      out.push_back({"f64 wide", {rand_t(rng, DType::f64, {20011}, true, 760.0)}, {}});
   } else if (op == "floor" || op == "ceil" || op == "round") {
     unary_cases(out, rng, floats);
     for (DType t : {DType::f32, DType::f64})  // halves and values past 2^23 / 2^52
@@ -273,7 +276,7 @@ std::vector<Case> cases_for(const std::string& op, std::mt19937_64& rng) {
   } else if (op == "variance") {
     reduce_cases(out, rng, {floats}, false, {{"correction", AttrValue(std::int64_t{1})}});
   } else if (op == "logsumexp") {
-    reduce_cases(out, rng, {f32like}, false);
+    reduce_cases(out, rng, {floats}, false);
   } else if (op == "argmax" || op == "argmin") {
     arg_cases(out, rng);
   } else if (op == "matmul") {

@@ -518,6 +518,7 @@ def main():
     case("reshape_default", [N("Reshape", ["x", "s"])], [("x", x3)], [("y", x3.reshape(6, 4))], defaults={"s": np.array([6, 4], np.int64)})
     control_cases()
     scatter_cases()  # own generator, after the others (their draws unchanged)
+    pool3d_cases()  # last: the cases above keep their random draws
     print(f"wrote {len(os.listdir(OUT))} cases under {OUT}")
 
 
@@ -1231,6 +1232,54 @@ def control_cases():
         o8.append(np.stack(ob))
     case("scan_8_batch", [N("Scan", ["", "s0", "x"], ["s", "o"], body=sbody, num_scan_inputs=1)], [("s0", s8), ("x", x8)],
          [("s", np.stack(fin)), ("o", np.stack(o8))], opset=8)
+
+
+def pool3d_cases():
+    """3-D MaxPool, AveragePool, Conv and ConvTranspose (composed from 1-D and 2-D windows) against
+    the plain loops above, and f64 Exp, Log, ReduceLogSumExp (own generator)."""
+    g = np.random.default_rng(3303)
+    rr = lambda *s: g.standard_normal(s).astype(F)
+    x = rr(1, 2, 5, 6, 7)
+    k, s, p, d = [2, 3, 2], [2, 1, 2], [1, 0, 1, 0, 1, 1], [1, 2, 1]
+    case("maxpool_3d", [N("MaxPool", ["x"], kernel_shape=k, strides=s, pads=p, dilations=d)], [("x", x)],
+         [("y", np_pool(x, k, s, p, d)[0])])
+    xc = rr(2, 1, 5, 5, 4)
+    case("maxpool_3d_ceil", [N("MaxPool", ["x"], kernel_shape=[2, 2, 3], strides=[2, 2, 2], ceil_mode=1)], [("x", xc)],
+         [("y", np_pool(xc, [2, 2, 3], [2, 2, 2], ceil=True)[0])])
+    ka, sa, pa = [2, 2, 3], [1, 2, 2], [1, 0, 1, 1, 1, 0]
+    case("averagepool_3d", [N("AveragePool", ["x"], kernel_shape=ka, strides=sa, pads=pa)], [("x", x)],
+         [("y", np_pool(x, ka, sa, pa, kind="avg")[0])])
+    case("averagepool_3d_include_pad", [N("AveragePool", ["x"], kernel_shape=ka, strides=sa, pads=pa, count_include_pad=1)],
+         [("x", x)], [("y", np_pool(x, ka, sa, pa, kind="avg", include_pad=True)[0])])
+    case("averagepool_3d_ceil", [N("AveragePool", ["x"], kernel_shape=[2, 2, 3], strides=[2, 2, 2], ceil_mode=1)], [("x", xc)],
+         [("y", np_pool(xc, [2, 2, 3], [2, 2, 2], ceil=True, kind="avg")[0])])
+    xh = rr(1, 2, 4, 4, 4).astype(np.float16)
+    case("averagepool_3d_f16", [N("AveragePool", ["x"], kernel_shape=[2, 2, 2], strides=[2, 2, 2])], [("x", xh)],
+         [("y", np_pool(xh.astype(F), [2, 2, 2], [2, 2, 2], kind="avg")[0].astype(np.float16))])
+    xv, wv, bv = rr(1, 4, 4, 5, 6), rr(6, 2, 2, 3, 3), rr(6)
+    case("conv_3d", [N("Conv", ["x", "w", "b"], group=2, strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1], dilations=[1, 2, 1])],
+         [("x", xv)], [("y", np_conv(xv, wv, bv, [2, 1, 2], [1, 0, 1, 0, 1, 1], [1, 2, 1], 2))], inits={"w": wv, "b": bv})
+    xt, wt, bt = rr(1, 2, 3, 4, 3), rr(2, 3, 3, 2, 3), rr(3)
+    case("convtranspose_3d", [N("ConvTranspose", ["x", "w", "b"], strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1],
+                                output_padding=[1, 0, 1])],
+         [("x", xt), ("w", wt)], [("y", np_conv_transpose(xt, wt, bt, [2, 1, 2], [1, 0, 1, 0, 1, 1], [1, 0, 1]))], inits={"b": bt})
+    xg, wg = rr(1, 4, 2, 3, 3), rr(4, 1, 3, 2, 2)
+    case("convtranspose_3d_group", [N("ConvTranspose", ["x", "w"], group=2, strides=[3, 1, 1])], [("x", xg)],
+         [("y", np_conv_transpose(xg, wg, None, [3, 1, 1], None, None, 2))], inits={"w": wg})
+    # f64 Exp, Log and ReduceLogSumExp: rung's binary64 exp_f64 / log_f64 (within 1 ulp).
+    xe = g.standard_normal((3, 5)) * 20
+    case("exp_f64", [N("Exp", ["x"])], [("x", xe)], [("y", np.exp(xe))])
+    xl = np.exp(g.standard_normal((3, 5)) * 30)
+    case("log_f64", [N("Log", ["x"])], [("x", xl)], [("y", np.log(xl))])
+    xr = g.standard_normal((2, 3, 4)) * 10
+    m = xr.max(axis=1, keepdims=True)
+    case("reducelogsumexp_f64", [N("ReduceLogSumExp", ["x"], axes=[1], keepdims=0)], [("x", xr)],
+         [("y", (m + np.log(np.exp(xr - m).sum(axis=1, keepdims=True)))[:, 0])], opset=13)
+    # ConvTranspose 3-D with output_shape: depth asks for one more than the window gives
+    # (output_padding 1), width for one less (a pad before, as NOTSET puts it).
+    xs, ws = rr(1, 1, 3, 3, 3), rr(1, 2, 2, 2, 2)
+    case("convtranspose_3d_output_shape", [N("ConvTranspose", ["x", "w"], strides=[2, 1, 1], output_shape=[7, 4, 3])], [("x", xs)],
+         [("y", np_conv_transpose(xs, ws, None, [2, 1, 1], [0, 0, 1, 0, 0, 0], [1, 0, 0]))], inits={"w": ws})
 
 
 if __name__ == "__main__":

@@ -228,6 +228,7 @@ def main():
     control_hostile()
     quant_hostile()
     scatter_hostile()
+    window_3d_hostile()
     print(f"wrote {len(os.listdir(OUT))} files under {OUT}")
 
 
@@ -320,6 +321,32 @@ def quant_hostile():
     # a float base with an int64 exponent computed at run time (exact in f32 only when known)
     save("I0012_pow_runtime_int64_exponent", model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow")],
                                                    [f32("x", [2]), t("e", TensorProto.INT64, [2])], [f32("y", [2])], opset=15))
+
+
+def window_3d_hostile():
+    """3-D windows are composed at import from 1-D and 2-D ones: sizes that would overflow the
+    extent arithmetic, emit millions of slices or gather a giant intermediate are refused."""
+    def pool(name, op, x, y, outs=("y",), **attrs):
+        ys = [f32(o, y) for o in outs[:1]] + [helper.make_tensor_value_info(o, TensorProto.INT64, y) for o in outs[1:]]
+        save(name, model([helper.make_node(op, ["x"], list(outs), name=op.lower(), **attrs)], [f32("x", x)], ys))
+    pool("I0005_maxpool_3d_kernel_2e40", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 1, 1, 1], kernel_shape=[2 ** 40, 1, 1])
+    pool("I0005_maxpool_3d_stride_2e62", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 1, 4, 4], kernel_shape=[2, 1, 1], strides=[2 ** 62, 1, 1])
+    pool("I0005_maxpool_3d_indices", "MaxPool", [1, 1, 4, 4, 4], [1, 1, 3, 3, 3], outs=("y", "i"), kernel_shape=[2, 2, 2])
+    pool("I0005_averagepool_3d_32768_taps", "AveragePool", [1, 1, 32, 32, 32], [1, 1, 1, 1, 1], kernel_shape=[32, 32, 32])
+    pool("I0005_averagepool_3d_pads_2e40", "AveragePool", [1, 1, 4, 4, 4], [1, 1, 1, 1, 1], kernel_shape=[2, 2, 2],
+         pads=[2 ** 40, 0, 0, 2 ** 40, 0, 0])
+    pool("I0005_averagepool_3d_extent_2e30", "AveragePool", [1, 1, 2 ** 30, 1, 1], [1, 1, 2 ** 30, 1, 1], kernel_shape=[1, 1, 1])
+    pool("I0005_averagepool_3d_window_too_long", "AveragePool", [1, 1, 4, 4, 4], [1, 1, 1, 1, 1], kernel_shape=[9, 2, 2])
+    ct = lambda name, x, w, y, **attrs: save(name, model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="convtranspose", **attrs)],
+                                                         [f32("x", x), f32("w", w)], [f32("y", y)]))
+    ct("I0005_convtranspose_3d_stride_2e40", [1, 1, 3, 3, 3], [1, 1, 2, 2, 2], [1, 1, 4, 4, 4], strides=[2 ** 40, 1, 1])
+    ct("I0005_convtranspose_3d_pads_eat_output", [1, 1, 3, 3, 3], [1, 1, 2, 2, 2], [1, 1, 1, 4, 4], pads=[3, 0, 0, 3, 0, 0])
+    ct("I0005_convtranspose_3d_output_padding", [1, 1, 3, 3, 3], [1, 1, 2, 2, 2], [1, 1, 6, 4, 4], output_padding=[2, 0, 0])
+    ct("I0005_convtranspose_3d_weights_rank_4", [1, 1, 3, 3, 3], [1, 1, 2, 2], [1, 1, 4, 4, 4])
+    # Conv over D = 2^20 with 1024 depth taps of 2^16 channels: a 2^46-element gathered input.
+    save("I0006_conv_3d_gather_2e46", model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+                                            [f32("x", [1, 2 ** 16, 2 ** 20, 1, 1]), f32("w", [1, 2 ** 16, 2 ** 10, 1, 1])],
+                                            [f32("y", [1, 1, 2 ** 20 - 2 ** 10 + 1, 1, 1])]))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "op_test_util.h"
+#include "ops/numerics/exp_log.h"
 #include "ops/numerics/reduce_tree.h"
 
 namespace rung::ops::testing {
@@ -143,6 +144,22 @@ TEST(Reduce, MeanVarianceLogsumexp) {
   EXPECT_EQ(eval1("logsumexp", {f32({2}, {-inff(), -inff()})}).load_f32(0), -inff());
   EXPECT_EQ(eval1("logsumexp", {f32({2}, {inff(), 1})}).load_f32(0), inff());
   EXPECT_TRUE(std::isnan(eval1("logsumexp", {f32({2}, {nanf(), 1})}).load_f32(0)));
+}
+
+// f64 logsumexp: max, then rung's exp_f64 / log_f64 in binary64 (no f32 rounding on the way).
+TEST(Reduce, LogsumexpF64) {
+  HostTensor y = eval1("logsumexp", {f64({2}, {0, 0})});
+  EXPECT_EQ(y.dtype(), DType::f64);
+  EXPECT_EQ(num::bits_of(y.load_f64(0)), num::bits_of(0x1.62e42fefa39efp-1));  // ln 2, correctly rounded
+  EXPECT_EQ(num::bits_of(eval1("logsumexp", {f64({2}, {1e300, 1e300})}).load_f64(0)), num::bits_of(1e300 + 0x1.62e42fefa39efp-1));
+  EXPECT_EQ(eval1("logsumexp", {f64({2}, {-INFINITY, -INFINITY})}).load_f64(0), -INFINITY);
+  EXPECT_EQ(eval1("logsumexp", {f64({2}, {INFINITY, 1})}).load_f64(0), INFINITY);
+  EXPECT_TRUE(std::isnan(eval1("logsumexp", {f64({2}, {NAN, 1})}).load_f64(0)));
+  std::vector<double> v = {0.25, -3.5, 7.0, 1e-3};
+  double m = 7.0, s;
+  HostTensor e = eval1("exp", {f64({4}, {0.25 - m, -3.5 - m, 7.0 - m, 1e-3 - m})});
+  s = (e.load_f64(0) + e.load_f64(2)) + (e.load_f64(1) + e.load_f64(3));  // the canonical tree of 4 values
+  EXPECT_EQ(num::bits_of(eval1("logsumexp", {f64({4}, v)}).load_f64(0)), num::bits_of(m + num::log_f64(s)));
 }
 
 TEST(Reduce, F64SumUsesTheSameTree) {

@@ -190,5 +190,105 @@ TEST(Transcendental, PowOnRandomPairs) {
   report("pow", s, kBound);
 }
 
+// ---- binary64 exp and log (docs/semantics.md, "exp and log in binary64"): within 1 ulp. ----
+
+// |y - exact| / ulp(exact) in binary64 (2^-1074 below the normal range); infinities and
+// zeros as ulp_error does for f32.
+double ulp_error_f64(double y, const Mp& exact) {
+  mpfr_srcptr e = exact.get();
+  if (mpfr_nan_p(e)) return std::isnan(y) ? 0.0 : INFINITY;
+  if (std::isnan(y)) return INFINITY;
+  double cr = mpfr_get_d(e, MPFR_RNDN);
+  if (std::isinf(y) || std::isinf(cr)) return (y == cr) ? 0.0 : INFINITY;
+  if (mpfr_zero_p(e)) return y == 0.0 ? 0.0 : INFINITY;
+  long exp2;
+  mpfr_get_d_2exp(&exp2, e, MPFR_RNDN);
+  long ulp_exp = exp2 - 1 - 52;
+  if (ulp_exp < -1074) ulp_exp = -1074;
+  Mp diff;
+  mpfr_sub_d(diff.get(), e, y, MPFR_RNDN);
+  mpfr_abs(diff.get(), diff.get(), MPFR_RNDN);
+  mpfr_mul_2si(diff.get(), diff.get(), -ulp_exp, MPFR_RNDN);
+  return mpfr_get_d(diff.get(), MPFR_RNDN);
+}
+
+struct Stats64 {
+  double max_err = 0, worst_x = 0;
+  std::uint64_t not_cr = 0, n = 0;
+};
+
+template <typename F, typename Ref> Stats64 measure64(const std::vector<double>& xs, F f, Ref ref) {
+  Stats64 s;
+  Mp e;
+  for (double x : xs) {
+    double y = f(x);
+    mpfr_set_d(e.get(), x, MPFR_RNDN);
+    ref(e.get(), e.get(), MPFR_RNDN);
+    double err = ulp_error_f64(y, e);
+    if (!(y == mpfr_get_d(e.get(), MPFR_RNDN) || (std::isnan(y) && mpfr_nan_p(e.get())))) ++s.not_cr;
+    if (err > s.max_err || std::isnan(err)) { s.max_err = std::isnan(err) ? INFINITY : err; s.worst_x = x; }
+    ++s.n;
+  }
+  return s;
+}
+
+void report64(const char* name, const Stats64& s, double bound) {
+  std::printf("%-10s %7llu inputs  max error %.6f ulp (at %a)  not correctly rounded: %llu\n", name,
+              static_cast<unsigned long long>(s.n), s.max_err, s.worst_x, static_cast<unsigned long long>(s.not_cr));
+  EXPECT_LE(s.max_err, bound) << name << " at x = " << s.worst_x;
+}
+
+// 2^17 bit patterns spread over [lo_bits, hi_bits) (a Weyl sequence), 2^16 uniform in
+// [dense_lo, dense_hi], 2^14 near 0 and near 1, and the special values.
+std::vector<double> sweep64(double dense_lo, double dense_hi, bool positive) {
+  std::vector<double> xs;
+  std::uint64_t w = 0;
+  for (std::uint32_t i = 0; i < (1u << 17); ++i) {
+    w += 0x9E3779B97F4A7C15ull;
+    double x = num::f64_from_bits(positive ? w >> 1 : w);
+    if (!num::is_nan(x)) xs.push_back(x);
+  }
+  for (std::uint32_t i = 0; i <= (1u << 16); ++i) {
+    w += 0x9E3779B97F4A7C15ull;
+    double u = static_cast<double>(w >> 11) * 0x1p-53;  // [0, 1)
+    xs.push_back(dense_lo + (dense_hi - dense_lo) * u);
+  }
+  for (std::uint32_t i = 0; i < (1u << 14); ++i) {
+    w += 0x9E3779B97F4A7C15ull;
+    double u = (static_cast<double>(w >> 11) * 0x1p-53 - 0.5) * 0x1p-20;
+    xs.push_back(positive ? 1.0 + u : u);
+  }
+  for (double v : {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, 1.0, -1.0, 0.5, 2.0, 709.782712893384, 709.7827128933841,
+                   -745.1332191019411, -745.13321910194122, -708.3964185322641, 0x1.fffffffffffffp+1023, double(INFINITY), -double(INFINITY)})
+    if (!positive || v >= 0) xs.push_back(v);
+  return xs;
+}
+
+constexpr double kBound64 = 1.0;
+
+TEST(TranscendentalF64, Exp) {
+  report64("exp f64", measure64(sweep64(-746.0, 710.0, false), num::exp_f64, mpfr_exp), kBound64);
+  EXPECT_EQ(num::exp_f64(0.0), 1.0);
+  EXPECT_EQ(num::exp_f64(-INFINITY), 0.0);
+  EXPECT_TRUE(std::isnan(num::exp_f64(NAN)));
+}
+
+TEST(TranscendentalF64, Log) {
+  report64("log f64", measure64(sweep64(0.0, 16.0, true), num::log_f64, mpfr_log), kBound64);
+  EXPECT_EQ(num::bits_of(num::log_f64(1.0)), num::bits_of(0.0));  // +0
+  EXPECT_EQ(num::log_f64(0.0), -INFINITY);
+  EXPECT_EQ(num::log_f64(-0.0), -INFINITY);
+  EXPECT_TRUE(std::isnan(num::log_f64(-1.0)));
+}
+
+// The f32 functors keep their f32 functions; the f64 overloads are the binary64 ones.
+TEST(TranscendentalF64, FunctorsDispatchOnTheOperandType) {
+  EXPECT_EQ(num::Exp{}(1.0), num::exp_f64(1.0));
+  EXPECT_EQ(num::Exp{}(1.0f), num::exp_f32(1.0f));
+  EXPECT_EQ(num::Log{}(3.0), num::log_f64(3.0));
+  EXPECT_EQ(num::Log{}(3.0f), num::log_f32(3.0f));
+  EXPECT_NE(num::Exp{}(1.0), static_cast<double>(num::exp_f32(1.0f)));
+}
+
 }  // namespace
 }  // namespace rung::ops::testing

@@ -120,18 +120,22 @@ template <Kind K, typename T> void reduce_one(HostTensor& y, std::uint64_t o, co
     std::int64_t div = static_cast<std::int64_t>(n) - attrs.integer("correction");
     ops::store_as<T>(y, o, tree_sum<T>(sq.data(), n) / static_cast<T>(div > 0 ? div : 0));
   } else if constexpr (K == Kind::logsumexp) {
-    float m = tree_reduce<float>(simd::RedOp::max, v, n);
-    if (num::is_nan(m) || num::is_inf(m)) { ops::store_as<float>(y, o, m); return; }
-    std::vector<float> e(n);
-    simd::binary_f32(simd::BinOp::sub, v, false, &m, true, e.data(), n);
-    simd::exp_f32(e.data(), e.data(), n);
-    ops::store_as<float>(y, o, m + num::log_f32(tree_sum<float>(e.data(), n)));
+    T m = tree_reduce<T>(simd::RedOp::max, v, n);
+    if (num::is_nan(m) || num::is_inf(m)) { ops::store_as<T>(y, o, m); return; }
+    std::vector<T> e(n);
+    if constexpr (std::is_same_v<T, float>) {
+      simd::binary_f32(simd::BinOp::sub, v, false, &m, true, e.data(), n);
+      simd::exp_f32(e.data(), e.data(), n);
+    } else {  // binary64: rung's exp_f64 element by element
+      for (std::uint64_t i = 0; i < n; ++i) e[i] = num::exp_f64(v[i] - m);
+    }
+    ops::store_as<T>(y, o, m + num::Log{}(tree_sum<T>(e.data(), n)));
   }
 }
 
 template <Kind K, typename T> constexpr bool supports() {
   if constexpr (K == Kind::mean || K == Kind::variance) return kReal<T>;
-  else if constexpr (K == Kind::logsumexp) return std::is_same_v<T, float>;
+  else if constexpr (K == Kind::logsumexp) return kReal<T>;
   else return kReal<T> || kInt<T>;
 }
 

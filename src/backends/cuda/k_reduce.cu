@@ -29,7 +29,7 @@ enum class Pre : int { none, sq_dev, exp_dev };  // v, (v - aux)^2, exp(v - aux)
 template <typename T, Pre P> __device__ inline T pre(T v, T aux) {
   if constexpr (P == Pre::none) return v;
   else if constexpr (P == Pre::sq_dev) { T d = v - aux; return d * d; }
-  else { if constexpr (std::is_same_v<T, float>) return num::exp_f32(v - aux); else return v; }
+  else { if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) return num::Exp{}(v - aux); else return v; }
 }
 
 template <typename T, typename Op, Pre P>
@@ -78,17 +78,17 @@ __global__ void finish_k(const T* v, void* y, int ydt, std::uint64_t outs, std::
 }
 
 // logsumexp's first pass result m: where m is NaN or infinite the answer is m itself.
-__global__ void lse_special_k(const float* m, void* y, int ydt, std::uint64_t outs) {
+template <typename T> __global__ void lse_special_k(const T* m, void* y, int ydt, std::uint64_t outs) {
   RUNG_GRID_LOOP(o, outs) {
-    float v = m[o];
+    T v = m[o];
     if (num::is_nan(v) || num::is_inf(v)) st(y, ydt, o, v);
   }
 }
 // Stores the finished lse only where m was finite.
-__global__ void lse_finish_k(const float* s, const float* m, void* y, int ydt, std::uint64_t outs) {
+template <typename T> __global__ void lse_finish_k(const T* s, const T* m, void* y, int ydt, std::uint64_t outs) {
   RUNG_GRID_LOOP(o, outs) {
-    float mv = m[o];
-    if (!(num::is_nan(mv) || num::is_inf(mv))) st(y, ydt, o, mv + num::log_f32(s[o]));
+    T mv = m[o];
+    if (!(num::is_nan(mv) || num::is_inf(mv))) st(y, ydt, o, mv + num::Log{}(s[o]));
   }
 }
 
@@ -188,13 +188,13 @@ int reduce_typed(Red op, const Level0& L, void* y, int ydt, std::uint64_t outs, 
       }
       break;
     case Red::logsumexp:
-      if constexpr (std::is_same_v<T, float>) {
-        e = tree_pass<float, num::Maximum, Pre::none>(L, outs, n, -num::inf_f32(), nullptr, aux, s);
+      if constexpr (kReal<T>) {  // f32, and f64 with rung's exp_f64 / log_f64
+        e = tree_pass<T, num::Maximum, Pre::none>(L, outs, n, lowest_of<T>(), nullptr, aux, s);
         if (!e) {
-          lse_special_k<<<fb, 256, 0, s>>>(aux, y, ydt, outs);
-          e = tree_pass<float, num::Add, Pre::exp_dev>(L, outs, n, 0.0f, aux, res, s);
+          lse_special_k<T><<<fb, 256, 0, s>>>(aux, y, ydt, outs);
+          e = tree_pass<T, num::Add, Pre::exp_dev>(L, outs, n, T(0), aux, res, s);
         }
-        if (!e) lse_finish_k<<<fb, 256, 0, s>>>(res, aux, y, ydt, outs);
+        if (!e) lse_finish_k<T><<<fb, 256, 0, s>>>(res, aux, y, ydt, outs);
       } else {
         e = static_cast<int>(cudaErrorInvalidValue);
       }

@@ -158,9 +158,11 @@ struct ShiftRight {
 
 struct Exp {
   RUNG_HD float operator()(float a) const { return exp_f32(a); }
+  RUNG_HD double operator()(double a) const { return exp_f64(a); }
 };
 struct Log {
   RUNG_HD float operator()(float a) const { return log_f32(a); }
+  RUNG_HD double operator()(double a) const { return log_f64(a); }
 };
 struct Sin {
   RUNG_HD float operator()(float a) const { return sin_f32(a); }

@@ -126,8 +126,8 @@ std::optional<Program> emit_binary(const KernelArgs& a, std::string& error) {
     check = "  if (" + overflow + ") { status[0] = 1u; }\n";
   }
   m.value_fn = "fn value(i: u32) -> " + t + " {\n  let a = ld_a(" + broadcast_index(a.in[0].shape, out, "i") +
-               ");\n  let b = ld_b(" + broadcast_index(a.in[1].shape, out, "i") + ");\n  let r = " + expr + ";\n" + check +
-               "  return r;\n}\n";
+               ");\n  let b = ld_b(" + broadcast_index(a.in[1].shape, out, "i") + ");\n" +
+               (wide ? "  let r = " + expr + ";\n" + check + "  return r;\n}\n" : "  return " + expr + ";\n}\n");
   auto p = map_program(a, m, error);
   if (!p || !wide) return p;
   p->scratch_words.push_back(1);
