@@ -58,6 +58,13 @@ fuzz-onnx:
 test-arm64: configure
 	@scripts/test-arm64.sh $(BUILD) build-arm64
 
+# The wasm32 engine (scripts/test-wasm.sh, issue 20): `rung` built with emscripten 3.1.6, run
+# under node 20, must give the x86-64 build's conformance digests (reference and cpu). Builds
+# only `rung` (x86-64 and a lean single-threaded wasm32 build); not part of `make test` yet.
+.PHONY: test-wasm
+test-wasm: configure
+	@scripts/test-wasm.sh $(BUILD) build-wasm
+
 # The ONNX backend node tests (docs/onnx-suite.md): every test imported and run on rung's cpu
 # backend in tier debug, its table (verdict, reason, max ulp) and the summary; the peer
 # (onnxruntime-node) on the same tests beside it. ONNX_UPDATE=1 rewrites the expectations.

@@ -88,7 +88,9 @@ Result<ReplayResult> replay(std::string_view prefix, const ReplayOptions& option
   auto fail = [&] { return Result<ReplayResult>(api::diagnostics_of(diags, SourceMap{})); };
   auto loaded = conformance::load_record(store, prefix, diags);
   if (!loaded) return fail();
-  const auto& [id, rec] = *loaded;
+  // Named, not a structured binding: clang 14 (emscripten 3.1.6) cannot capture one in a lambda.
+  const Hash256& id = loaded->first;
+  const conformance::RunRecord& rec = loaded->second;
   bool files_ok = check_file("program", rec.program_path, rec.program_hash, diags);
   for (const auto& arg : rec.args) files_ok = check_file("argument `" + arg.name + "`", arg.path, arg.file_hash, diags) && files_ok;
   for (const auto& f : rec.reads) files_ok = check_file("data file", f.path, f.file_hash, diags) && files_ok;

@@ -29,6 +29,11 @@ FpEnv read_fp_env() {
   char buf[32];
   std::snprintf(buf, sizeof buf, "FPCR=0x%llx", static_cast<unsigned long long>(fpcr));
   e.raw = buf;
+#elif defined(__wasm__)
+  // WebAssembly has no floating-point control register: its float instructions round to
+  // nearest and keep subnormals by the specification, so nothing can be set otherwise.
+  e.inspected = true;
+  e.raw = "wasm (IEEE 754 round-to-nearest, subnormals kept: fixed by the spec)";
 #endif
   return e;
 }

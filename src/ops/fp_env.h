@@ -40,7 +40,7 @@ class ScopedFlushSubnormals {
 
  private:
   bool active_ = false;
-  unsigned long long saved_ = 0;
+  [[maybe_unused]] unsigned long long saved_ = 0;  // unused where no register is known (wasm)
 };
 
 }  // namespace rung::ops

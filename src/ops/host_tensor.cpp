@@ -3,6 +3,7 @@
 #include <bit>
 #include <charconv>
 
+#include "base/charconv.h"
 #include "base/check.h"
 #include "ops/numerics/half.h"
 
@@ -87,7 +88,7 @@ HostTensor HostTensor::uninitialized(DType dtype, Extents shape) {
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.buf_ = std::make_shared<Buffer>();
-  t.buf_->raw = std::make_unique_for_overwrite<std::uint8_t[]>(static_cast<std::size_t>(*n));
+  t.buf_->raw = std::unique_ptr<std::uint8_t[]>(new std::uint8_t[static_cast<std::size_t>(*n)]);  // uninitialised, as make_unique_for_overwrite (not in libc++ 13)
   t.data_ = t.buf_->raw.get();
   t.size_ = static_cast<std::size_t>(*n);
   return t;
@@ -96,7 +97,7 @@ HostTensor HostTensor::uninitialized(DType dtype, Extents shape) {
 HostTensor::HostTensor(const HostTensor& o) : dtype_(o.dtype_), shape_(o.shape_) {
   if (!o.buf_) return;
   buf_ = std::make_shared<Buffer>();
-  buf_->raw = std::make_unique_for_overwrite<std::uint8_t[]>(o.size_);
+  buf_->raw = std::unique_ptr<std::uint8_t[]>(new std::uint8_t[o.size_]);
   if (o.size_) std::memcpy(buf_->raw.get(), o.data_, o.size_);
   data_ = buf_->raw.get();
   size_ = o.size_;
@@ -265,7 +266,7 @@ namespace {
 
 template <typename T> std::string shortest(T v) {
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  auto r = charconv::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 

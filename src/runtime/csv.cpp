@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/charconv.h"
 #include "base/file_io.h"
 
 namespace rung::csv {
@@ -158,7 +159,7 @@ class Reader {
     const char* e = s.data() + s.size();
     if (info_.is_integer && s.find_first_of(".eEiInN") == std::string_view::npos) return integer(f, b, e);
     double v = 0;
-    auto [ptr, ec] = std::from_chars(b, e, v);
+    auto [ptr, ec] = charconv::from_chars(b, e, v);
     if (ptr != e || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
       error("V0001", "CSV field is not a number", f);
       return false;

@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "base/charconv.h"
+
 namespace rung::runtime {
 namespace {
 
@@ -66,9 +68,9 @@ Decimal shortest(const ops::HostTensor& t, std::uint64_t i) {
   char buf[64];
   std::to_chars_result r{};
   if (t.dtype() == DType::f32) {
-    r = std::to_chars(buf, buf + sizeof buf, t.load_f32(i), std::chars_format::scientific);
+    r = rung::charconv::to_chars(buf, buf + sizeof buf, t.load_f32(i), std::chars_format::scientific);
   } else if (t.dtype() == DType::f64) {
-    r = std::to_chars(buf, buf + sizeof buf, t.load_f64(i), std::chars_format::scientific);
+    r = rung::charconv::to_chars(buf, buf + sizeof buf, t.load_f64(i), std::chars_format::scientific);
   } else {
     return shortest_narrow(t.load_f64(i), t.dtype());
   }
@@ -92,7 +94,7 @@ std::pair<std::string, std::string> positional(const Decimal& d, double x) {
     // integer there, so its exact digits are its fixed form with no fraction.
     if (n <= d.exp) {
       char buf[400];
-      auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::fixed, 0);
+      auto r = rung::charconv::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::fixed, 0);
       ip.assign(buf, r.ptr);
     }
   } else {
@@ -101,7 +103,7 @@ std::pair<std::string, std::string> positional(const Decimal& d, double x) {
   }
   if (fp.size() > static_cast<std::size_t>(kPrecision)) {  // cut: the exact value rounded (half to even)
     char buf[400];
-    auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::fixed, kPrecision);
+    auto r = rung::charconv::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::fixed, kPrecision);
     std::string s(buf, r.ptr);
     auto dot = s.find('.');
     ip = s.substr(0, dot);
@@ -121,7 +123,7 @@ Sci scientific(const Decimal& d, double x) {
   Sci s{d.digits.substr(0, 1), d.digits.substr(1), d.exp};
   if (s.frac.size() > static_cast<std::size_t>(kPrecision)) {
     char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::scientific, kPrecision);
+    auto r = rung::charconv::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::scientific, kPrecision);
     Decimal c = parse_scientific(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
     s = {c.digits.substr(0, 1), c.digits.substr(1), c.exp};
   }
@@ -196,7 +198,7 @@ class FloatFormat {
       Sci s = scientific(d, v);
       if (s.frac.size() < precision_) {  // min_digits: more digits of the exact value, not zeros
         char buf[64];
-        auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, static_cast<int>(precision_));
+        auto r = rung::charconv::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific, static_cast<int>(precision_));
         std::string_view m(buf, static_cast<std::size_t>(r.ptr - buf));
         auto e = m.find('e');
         s.lead = std::string(d.negative ? "-" : "") + std::string(m.substr(0, 1));

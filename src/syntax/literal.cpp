@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "base/charconv.h"
+
 namespace rung::syntax {
 namespace {
 
@@ -61,7 +63,7 @@ std::optional<double> float_value(std::string_view text) {
     if (c != '_') digits += c;
   if (digits.empty() || digits[0] < '0' || digits[0] > '9') return std::nullopt;
   double value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  auto [end, ec] = charconv::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
   return value;
 }

@@ -16,7 +16,8 @@ using ops::HostTensor;
 
 simd::PoolWindow pool_window_of(const ops::Window2& g) {
   const ops::WindowAxis &h = g.ax[0], &w = g.ax[1];
-  return {h.in, w.in, h.k, w.k, h.stride, w.stride, h.dilation, w.dilation, h.pad_before, w.pad_before, h.out, w.out};
+  auto z = [](std::uint64_t v) { return static_cast<std::size_t>(v); };  // size_t is 32 bits on wasm32
+  return {z(h.in), z(w.in), z(h.k), z(w.k), z(h.stride), z(w.stride), z(h.dilation), z(w.dilation), z(h.pad_before), z(w.pad_before), z(h.out), z(w.out)};
 }
 
 template <typename T>

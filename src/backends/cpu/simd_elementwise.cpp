@@ -79,7 +79,15 @@ void BinaryT(BinOp op, const T* a, bool as, const T* b, bool bs, T* y, size_t n)
 }
 
 void BinaryF32(BinOp op, const float* a, bool as, const float* b, bool bs, float* y, size_t n) { BinaryT(op, a, as, b, bs, y, n); }
-void BinaryF64(BinOp op, const double* a, bool as, const double* b, bool bs, double* y, size_t n) { BinaryT(op, a, as, b, bs, y, n); }
+// Targets without f64 vectors (HWY_HAVE_FLOAT64 0: WASM, WASM_EMU256 in Highway 1.0.3) run the
+// f64 routines lane by lane with the scalar formulas the vector tails use: the same bits.
+void BinaryF64(BinOp op, const double* a, bool as, const double* b, bool bs, double* y, size_t n) {
+#if HWY_HAVE_FLOAT64
+  BinaryT(op, a, as, b, bs, y, n);
+#else
+  for (size_t i = 0; i < n; ++i) y[i] = BinScalar<double>(op, a[as ? 0 : i], b[bs ? 0 : i]);
+#endif
+}
 
 template <class D, class V> HWY_INLINE V Un(D d, UnOp op, V x) {
   using T = hn::TFromD<D>;
@@ -125,11 +133,18 @@ template <typename T> void UnaryT(UnOp op, const T* x, T* y, size_t n) {
 }
 
 void UnaryF32(UnOp op, const float* x, float* y, size_t n) { UnaryT(op, x, y, n); }
-void UnaryF64(UnOp op, const double* x, double* y, size_t n) { UnaryT(op, x, y, n); }
+void UnaryF64(UnOp op, const double* x, double* y, size_t n) {
+#if HWY_HAVE_FLOAT64
+  UnaryT(op, x, y, n);
+#else
+  for (size_t i = 0; i < n; ++i) y[i] = UnScalar<double>(op, x[i]);
+#endif
+}
 
 // ---- exp: num::exp_f32, lane for lane the same binary64 operation sequence (no fma: the
 // build forbids contraction), then one RNE rounding to f32; specials selected afterwards.
 
+#if HWY_HAVE_FLOAT64
 HWY_INLINE hn::Vec<hn::ScalableTag<double>> ExpApproxF64(hn::Vec<hn::ScalableTag<double>> x) {
   const hn::ScalableTag<double> d;
   const hn::RebindToSigned<decltype(d)> di;
@@ -158,11 +173,12 @@ HWY_INLINE hn::Vec<hn::ScalableTag<double>> ExpApproxF64(hn::Vec<hn::ScalableTag
   auto s2 = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::Sub(ki, k1), bias)));
   return hn::Mul(hn::Mul(p, s1), s2);
 }
+#endif  // HWY_HAVE_FLOAT64
 
 void ExpF32(const float* x, float* y, size_t n) {
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128 || !HWY_HAVE_FLOAT64
   // These targets' f64 -> f32 demotion clamps to the largest float instead of rounding to
-  // inf, so the scalar formula runs instead.
+  // inf (or they have no f64 vectors: WASM), so the scalar formula runs instead.
   for (size_t i = 0; i < n; ++i) y[i] = num::exp_f32(x[i]);
 #else
   const hn::ScalableTag<double> d;
@@ -247,7 +263,19 @@ template <typename T> T ChunkT(RedOp op, const T* x, size_t n) {
 }
 
 float ChunkF32(RedOp op, const float* x, size_t n) { return ChunkT(op, x, n); }
-double ChunkF64(RedOp op, const double* x, size_t n) { return ChunkT(op, x, n); }
+double ChunkF64(RedOp op, const double* x, size_t n) {
+#if HWY_HAVE_FLOAT64
+  return ChunkT(op, x, n);
+#else  // the same 32-lane tree, lane l taking elements l, l + 32, ... in order (ChunkT's tail)
+  constexpr size_t kLanes = 32;
+  double lanes[kLanes];
+  for (size_t l = 0; l < kLanes; ++l) lanes[l] = Identity<double>(op);
+  for (size_t i = 0; i < n; ++i) lanes[i % kLanes] = RedScalar(op, lanes[i % kLanes], x[i]);
+  for (size_t s = kLanes / 2; s >= 1; s /= 2)
+    for (size_t l = 0; l < s; ++l) lanes[l] = RedScalar(op, lanes[l], lanes[l + s]);
+  return lanes[0];
+#endif
+}
 
 // w outputs side by side: acc[l][j] is lane l of output j's tree, kept in a row of memory
 // (32 rows of w values) and updated one vector of outputs at a time.
@@ -291,7 +319,14 @@ template <typename T, typename U> void CanonicalizeT(T* p, size_t n, U canonical
     if (p[i] != p[i]) std::memcpy(p + i, &canonical_bits, sizeof(T));
 }
 void CanonicalizeF32(float* p, size_t n, uint32_t bits) { CanonicalizeT(p, n, bits); }
-void CanonicalizeF64(double* p, size_t n, uint64_t bits) { CanonicalizeT(p, n, bits); }
+void CanonicalizeF64(double* p, size_t n, uint64_t bits) {
+#if HWY_HAVE_FLOAT64
+  CanonicalizeT(p, n, bits);
+#else
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != p[i]) std::memcpy(p + i, &bits, sizeof(double));
+#endif
+}
 
 // Aligned vectors go out with non-temporal stores: the destination is not read first (no
 // read-for-ownership) and the copy does not evict the working set from the cache.

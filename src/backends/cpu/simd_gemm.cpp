@@ -328,10 +328,26 @@ void GemmF32(size_t M, size_t N, size_t K, const float* a, size_t a_rs, size_t a
 }
 void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t a_ks, const double* b, size_t b_ks,
              size_t b_cs, double* c, size_t ldc, bool accumulate) {
+#if HWY_HAVE_FLOAT64
   GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
+#else
+  // No f64 vectors on this target (WASM in Highway 1.0.3): each element is the same chain,
+  // k increasing from +0 (or from C with `accumulate`), one num::fma_f64 per step.
+  if (M == 0 || N == 0 || (K == 0 && accumulate)) return;
+  for (size_t i = 0; i < M; ++i)
+    for (size_t j = 0; j < N; ++j) {
+      double acc = accumulate ? c[i * ldc + j] : 0.0;
+      for (size_t k = 0; k < K; ++k) acc = num::fma_f64(a[i * a_rs + k * a_ks], b[k * b_ks + j * b_cs], acc);
+      c[i * ldc + j] = acc;
+    }
+#endif
 }
 size_t NrF32() { return NrOf<float>(); }
+#if HWY_HAVE_FLOAT64
 size_t NrF64() { return NrOf<double>(); }
+#else
+size_t NrF64() { return 1; }  // no packed f64 panels on this target (GemmF64 above)
+#endif
 size_t MrAll() { return kMR; }
 
 }  // namespace HWY_NAMESPACE

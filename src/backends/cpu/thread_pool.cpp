@@ -4,7 +4,17 @@
 
 namespace rung::cpu {
 
-ThreadPool::ThreadPool(unsigned threads) : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
+namespace {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+// A wasm build without -pthread cannot start a thread (std::thread would throw): one thread,
+// whatever was asked. The split never changes a result (parallel_for), so neither do bits.
+unsigned pool_threads(unsigned) { return 1; }
+#else
+unsigned pool_threads(unsigned threads) { return threads ? threads : std::max(1u, std::thread::hardware_concurrency()); }
+#endif
+}  // namespace
+
+ThreadPool::ThreadPool(unsigned threads) : threads_(pool_threads(threads)) {
   for (unsigned i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { worker(i); });
 }
 

@@ -1,0 +1,15 @@
+# rung_wasm_host_headers(TARGET FOLDER...): an INTERFACE IMPORTED target whose include folder
+# holds links to /usr/include/FOLDER only (not /usr/include itself).
+function(rung_wasm_host_headers target)
+  set(dir ${CMAKE_BINARY_DIR}/wasm-host-include)
+  file(MAKE_DIRECTORY ${dir})
+  foreach(f IN LISTS ARGN)
+    if(NOT EXISTS ${dir}/${f})
+      file(CREATE_LINK /usr/include/${f} ${dir}/${f} SYMBOLIC)
+    endif()
+  endforeach()
+  if(NOT TARGET ${target})
+    add_library(${target} INTERFACE IMPORTED)
+    set_target_properties(${target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${dir})
+  endif()
+endfunction()
