@@ -31,7 +31,7 @@ check ops-missing-bad 2 'C0210' -- "$RUNG" ops --missing tpu
 # (tests/webgpu/coverage_test.cpp checks the list against what the generator refuses).
 check ops-missing-dtypes-cpu 0 '^0 \(op, dtype\) pairs without a kernel on cpu' -- "$RUNG" ops --missing cpu
 if "$RUNG" ops --json | grep -q '"webgpu"'; then  # a build with the WebGPU backend
-  check ops-missing-dtypes-webgpu 0 '^add +(.*, )?i64(, |$)' -- "$RUNG" ops --missing webgpu
+  check ops-missing-dtypes-webgpu 0 '^mul +(.*, )?i64(, |$)' -- "$RUNG" ops --missing webgpu
   check ops-missing-dtypes-webgpu-count 0 '^[1-9][0-9]* \(op, dtype\) pairs without a kernel on webgpu' -- "$RUNG" ops --missing webgpu
   check ops-missing-dtypes-json 0 '"missing_dtype_pairs": [1-9]' -- "$RUNG" ops --missing webgpu --json
 fi
