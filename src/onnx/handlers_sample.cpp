@@ -56,6 +56,18 @@ bool float_input(NodeCtx& c, const Value& x) {
   return c.fail("I0005", "the input must be a float tensor, not " + x.type.to_string());
 }
 
+// GridSample's and RoiAlign's X: a float [N, C, H, W] of static extents and at most 2^40
+// elements; its extents, or nullopt after the diagnostic.
+std::optional<U64s> sampled_input(NodeCtx& c, const Value& x) {
+  if (!float_input(c, x)) return std::nullopt;
+  if (x.rank() != 4) return c.fail("I0005", "the input must be [N, C, H, W], got " + x.type.to_string()), std::nullopt;
+  auto xs = c.static_shape(x, "the input");
+  if (!xs) return std::nullopt;
+  if (!x.type.element_count() || *x.type.element_count() > (std::uint64_t{1} << 40))
+    return c.fail("I0006", "the input " + x.type.to_string() + " is too large"), std::nullopt;
+  return xs;
+}
+
 // The known float elements of a coordinate operand, in T.
 template <typename T>
 std::optional<std::vector<T>> coords(NodeCtx& c, const Value& v, const std::string& what) {
@@ -247,12 +259,8 @@ bool grid_sample(NodeCtx& c) {
   Pad pad = pm == "zeros" ? Pad::zeros : pm == "border" ? Pad::border : Pad::reflection;
   if (pm != "zeros" && pm != "border" && pm != "reflection")
     return c.fail("I0005", "padding_mode \"" + pm + "\" is not one of zeros, border, reflection");
-  if (!float_input(c, x)) return false;
-  if (x.rank() != 4) return c.fail("I0005", "the input must be [N, C, H, W], got " + x.type.to_string());
-  auto xs = c.static_shape(x, "the input");
+  auto xs = sampled_input(c, x);
   if (!xs) return false;
-  if (!x.type.element_count() || *x.type.element_count() > (std::uint64_t{1} << 40))
-    return c.fail("I0006", "the input " + x.type.to_string() + " is too large");
   if (!grid.known && mode != "bicubic" && pad != Pad::reflection) return grid_sample_runtime(c, x, grid, *xs, mode, pad, align);
   if (!grid.known) return c.not_known(grid, "the grid (input 1) of a bicubic or reflection GridSample");
   const auto& gt = grid.known->shape();
@@ -357,12 +365,8 @@ bool roi_align(NodeCtx& c) {
   if (oh < 1 || ow < 1 || oh > (1 << 16) || ow > (1 << 16))
     return c.fail("I0005", "output_height and output_width must be in [1, 65536], got " + std::to_string(oh) + " and " + std::to_string(ow));
   if (ratio < 0 || ratio > (1 << 10)) return c.fail("I0005", "sampling_ratio " + std::to_string(ratio) + " is outside [0, 1024]");
-  if (!float_input(c, x)) return false;
-  if (x.rank() != 4) return c.fail("I0005", "the input must be [N, C, H, W], got " + x.type.to_string());
-  auto xs = c.static_shape(x, "the input");
+  auto xs = sampled_input(c, x);
   if (!xs) return false;
-  if (!x.type.element_count() || *x.type.element_count() > (std::uint64_t{1} << 40))
-    return c.fail("I0006", "the input " + x.type.to_string() + " is too large");
   const Value &rv = c.in(1), &bv = c.in(2);
   if (!rv.known) return c.not_known(rv, "the rois (input 1)");
   if (!bv.known) return c.not_known(bv, "the batch indices (input 2)");
