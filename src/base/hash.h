@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,7 +17,10 @@ namespace rung {
 struct Hash256 {
   std::array<std::uint8_t, 32> bytes{};
 
-  auto operator<=>(const Hash256&) const = default;
+  // Spelled out (not `= default`): libc++ 13 (emscripten 3.1.6) has no <=> for std::array.
+  // memcmp's unsigned byte order is the defaulted member-wise order.
+  bool operator==(const Hash256& o) const { return bytes == o.bytes; }
+  std::strong_ordering operator<=>(const Hash256& o) const { return std::memcmp(bytes.data(), o.bytes.data(), bytes.size()) <=> 0; }
   std::string hex() const;
   std::string short_hex(std::size_t nibbles = 12) const { return hex().substr(0, nibbles); }
   static std::optional<Hash256> from_hex(std::string_view hex);

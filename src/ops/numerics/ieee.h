@@ -5,6 +5,9 @@
 #pragma once
 
 #include "ops/numerics/portable.h"
+#if defined(__wasm__)
+#include "ops/numerics/fma_f64_soft.h"  // no fma instruction, and musl's fma is wrong on zeros
+#endif
 
 namespace rung::num {
 
@@ -12,26 +15,36 @@ namespace rung::num {
 // a double; the sum s = p + c rounds once to 53 bits, and rounding s to float again is only
 // wrong when s lands exactly on a float midpoint while p + c did not (then the tie-break
 // must follow the sign of the lost error, found exactly with TwoSum).
-RUNG_HD float fma_f32_soft(float a, float b, float c) {
+// f32_product_sum is the start both forms share: s and its exact error, or `special` when
+// s or p is NaN or infinite (then s is the answer).
+struct F32ProductSum {
+  double s;
+  double err;
+  bool special;
+};
+RUNG_HD F32ProductSum f32_product_sum(float a, float b, float c) {
   double p = static_cast<double>(a) * static_cast<double>(b);
   double cd = static_cast<double>(c);
   double s = p + cd;
-  if (is_nan(s) || is_inf(s) || is_inf(p)) return static_cast<float>(s);
-  // TwoSum: err = (p + cd) - s exactly.
-  double bv = s - p;
+  if (is_nan(s) || is_inf(s) || is_inf(p)) return {s, 0.0, true};
+  double bv = s - p;  // TwoSum
   double av = s - bv;
-  double err = (p - av) + (cd - bv);
-  if (err == 0.0) return static_cast<float>(s);
-  std::uint64_t u = bits_of(s);
+  return {s, (p - av) + (cd - bv), false};
+}
+
+RUNG_HD float fma_f32_soft(float a, float b, float c) {
+  F32ProductSum r = f32_product_sum(a, b, c);
+  if (r.special || r.err == 0.0) return static_cast<float>(r.s);
+  std::uint64_t u = bits_of(r.s);
   int exp = static_cast<int>((u >> 52) & 0x7FF) - 1023;
   // Bits of the double below float precision: 29 in the normal float range, more below it.
   int extra = exp >= -126 ? 29 : 29 + (-126 - exp);
-  if (extra > 53) return static_cast<float>(s);  // far below the smallest subnormal: rounds to 0 either way
+  if (extra > 53) return static_cast<float>(r.s);  // far below the smallest subnormal: rounds to 0 either way
   std::uint64_t mask = (std::uint64_t{1} << extra) - 1;
   std::uint64_t half = std::uint64_t{1} << (extra - 1);
-  if ((u & mask) != half) return static_cast<float>(s);
+  if ((u & mask) != half) return static_cast<float>(r.s);
   // On a midpoint: move s one double ulp towards the exact value, off the midpoint.
-  bool away = (err > 0.0) == (s > 0.0);
+  bool away = (r.err > 0.0) == (r.s > 0.0);
   u = away ? u + 1 : u - 1;
   return static_cast<float>(f64_from_bits(u));
 }
@@ -41,15 +54,10 @@ RUNG_HD float fma_f32_soft(float a, float b, float c) {
 // even), and rounding an odd-rounded value of at least 26 bits once more to nearest float is
 // correctly rounded. No midpoint test: one branch on the error, which vectorises (f64x2).
 RUNG_HD float fma_f32_odd(float a, float b, float c) {
-  double p = static_cast<double>(a) * static_cast<double>(b);
-  double cd = static_cast<double>(c);
-  double s = p + cd;
-  if (is_nan(s) || is_inf(s) || is_inf(p)) return static_cast<float>(s);
-  double bv = s - p;
-  double av = s - bv;
-  double err = (p - av) + (cd - bv);
-  std::uint64_t u = bits_of(s);
-  if (err != 0.0 && (u & 1) == 0) u = (err > 0.0) == (s > 0.0) ? u + 1 : u - 1;
+  F32ProductSum r = f32_product_sum(a, b, c);
+  if (r.special) return static_cast<float>(r.s);
+  std::uint64_t u = bits_of(r.s);
+  if (r.err != 0.0 && (u & 1) == 0) u = (r.err > 0.0) == (r.s > 0.0) ? u + 1 : u - 1;
   return static_cast<float>(f64_from_bits(u));
 }
 
@@ -66,6 +74,8 @@ RUNG_HD float fma_f32(float a, float b, float c) {
 RUNG_HD double fma_f64(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
   return __fma_rn(a, b, c);
+#elif defined(__wasm__)
+  return fma_f64_soft(a, b, c);
 #else
   return __builtin_fma(a, b, c);
 #endif
