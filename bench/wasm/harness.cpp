@@ -4,7 +4,7 @@
 //   5 exact      the same through its gemm_f32, uncounted: what the engine's cpu backend runs
 //   1 rounding2  the same tile without its test: s rounded to float, double rounding
 //                (wrong on midpoints: proves the test data reaches them)
-//   2 odd        the round-to-odd form (fma_f32_odd) in f64x2 lanes, branch-free
+//   2 odd        exact_gemm.h's round-to-odd tile alone (its fallback), branch-free
 //   3 soft       fma_f32_soft lane by lane (the engine's path before the tile)
 //   4 unfused    f32x4 a*b + c (tier fast candidate, not exact), row-major operands only
 #include "backends/cpu/wasm/exact_gemm.h"
@@ -40,42 +40,26 @@ void tile_rounding2(std::size_t kc, const double* pa, const double* pb, float* c
     for (std::size_t v = 0; v < wg::kNV; ++v) wasm_v128_store64_lane(c + r * ldc + 2 * v, wasm_f32x4_demote_f64x2_zero(acc[r][v]), 0);
 }
 
-// fma_f32_odd in f64x2 lanes: s = p + c, TwoSum's error e; an inexact s with an even last bit
-// moves one ulp towards e; one rounding to float. Infinite or NaN sums are left as they are.
-void tile_odd(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first, const wg::BlockForm&) {
-  v128_t acc[wg::kMR][wg::kNV];
-  for (std::size_t r = 0; r < wg::kMR; ++r)
-    for (std::size_t v = 0; v < wg::kNV; ++v)
-      acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
-  const v128_t one = wasm_i64x2_splat(1), inf = wasm_f64x2_splat(__builtin_inf()), zero = wasm_f64x2_splat(0.0);
-  for (std::size_t k = 0; k < kc; ++k)
-    for (std::size_t r = 0; r < wg::kMR; ++r) {
-      const v128_t a = wasm_v128_load64_splat(pa + k * wg::kMR + r);
-#pragma clang loop unroll(full)
-      for (std::size_t v = 0; v < wg::kNV; ++v) {
-        const v128_t p = wasm_f64x2_mul(a, wasm_v128_load(pb + k * wg::kNR + 2 * v)), cv = acc[r][v];
-        const v128_t s = wasm_f64x2_add(p, cv);
-        const v128_t bv = wasm_f64x2_sub(s, p), av = wasm_f64x2_sub(s, bv);
-        const v128_t e = wasm_f64x2_add(wasm_f64x2_sub(p, av), wasm_f64x2_sub(cv, bv));
-        // step: +1 when e and s have the same sign (away from zero), else -1
-        const v128_t step = wasm_v128_or(wasm_i64x2_shr(wasm_v128_xor(e, s), 63), one);
-        const v128_t fix = wasm_v128_and(wasm_v128_and(wasm_f64x2_ne(e, zero), wasm_f64x2_lt(wasm_f64x2_abs(s), inf)),
-                                         wasm_i64x2_eq(wasm_v128_and(s, one), wasm_i64x2_splat(0)));
-        const v128_t odd = wasm_i64x2_add(s, wasm_v128_and(step, fix));
-        acc[r][v] = wg::convert_to_f32(odd);
-      }
-    }
-  for (std::size_t r = 0; r < wg::kMR; ++r)
-    for (std::size_t v = 0; v < wg::kNV; ++v) wasm_v128_store64_lane(c + r * ldc + 2 * v, wasm_f32x4_demote_f64x2_zero(acc[r][v]), 0);
-}
-
 void tile_exact_counted(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first,
                         const wg::BlockForm& form) {
   wg::tile(kc, pa, pb, c, ldc, first, form, &g_counts);
 }
 
-void tile_soft_only(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first, const wg::BlockForm&) {
-  wg::tile_soft(kc, pa, pb, c, ldc, first);
+// fma_f32_soft lane by lane: the engine's path before these tiles.
+void tile_soft(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first,
+               const wg::BlockForm&) {
+  for (std::size_t r = 0; r < wg::kMR; ++r)
+    for (std::size_t j = 0; j < wg::kNR; ++j) {
+      float acc = first ? 0.0f : c[r * ldc + j];
+      for (std::size_t k = 0; k < kc; ++k)
+        acc = rung::num::fma_f32_soft(static_cast<float>(pa[k * wg::kMR + r]), static_cast<float>(pb[k * wg::kNR + j]), acc);
+      c[r * ldc + j] = acc;
+    }
+}
+
+void tile_odd(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first,
+              const wg::BlockForm&) {
+  wg::tile_odd(kc, pa, pb, c, ldc, first);
 }
 
 }  // namespace
@@ -96,7 +80,7 @@ int gemm(int kernel, std::size_t M, std::size_t N, std::size_t K, std::size_t a_
     case 0: wg::gemm_blocked(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, g_pa, g_pb, tile_exact_counted); break;
     case 1: wg::gemm_blocked(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, g_pa, g_pb, tile_rounding2); break;
     case 2: wg::gemm_blocked(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, g_pa, g_pb, tile_odd); break;
-    case 3: wg::gemm_blocked(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, g_pa, g_pb, tile_soft_only); break;
+    case 3: wg::gemm_blocked(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, g_pa, g_pb, tile_soft); break;
     case 4:
       if (a_rs != K || a_ks != 1 || b_ks != N || b_cs != 1 || ldc != N || accumulate || N > 1024) return -1;
       rung::bench::wasm_unfused::gemm(M, N, K, a, b, c, g_upa, g_upb);
@@ -107,9 +91,9 @@ int gemm(int kernel, std::size_t M, std::size_t N, std::size_t K, std::size_t a_
   return 0;
 }
 // The exact kernel's tiles of the last gemm() by form: 0 integer, 1 convert, 2 convert with
-// the tiny-sum test, 3 redone with the soft fma.
+// the tiny-sum test, 3 redone by round-to-odd.
 unsigned long tiles(int form) {
-  const unsigned long n[] = {g_counts.integer, g_counts.convert, g_counts.convert_tiny, g_counts.soft};
+  const unsigned long n[] = {g_counts.integer, g_counts.convert, g_counts.convert_tiny, g_counts.odd};
   return form >= 0 && form < 4 ? n[form] : 0;
 }
 }

@@ -14,7 +14,7 @@ const u32 = new Uint32Array(file.buffer, file.byteOffset, file.byteLength / 4);
 if (u32[0] !== 0x4d4d4752) throw new Error(`${casesPath}: not a cases file`);
 const families = ['random', 'midpoint', 'subnormal', 'boundary', 'cancel', 'specials', 'zeros', 'integers'];
 const kernels = [[0, 'exact', true], [2, 'odd', true], [3, 'soft', true], [1, 'rounding2', false]];
-const stats = new Map();  // `${kernel}/${family}` -> { bad, elems, tiles: [integer, convert, tiny, soft] }
+const stats = new Map();  // `${kernel}/${family}` -> { bad, elems, tiles: [integer, convert, tiny, redone] }
 let at = 2;
 const take = (n) => { const v = u32.subarray(at, at + n); at += n; return v; };
 const buf = (i, n) => new Uint32Array(e.memory.buffer, e.buffer(i), n);
@@ -42,7 +42,7 @@ for (let c = 0; c < u32[1]; ++c) {
   }
 }
 let fail = false;
-const forms = ['integer', 'convert', 'convert+tiny', 'soft'];
+const forms = ['integer', 'convert', 'convert+tiny', 'redone by odd'];
 const ran = [0, 0, 0, 0];
 for (const f of families) stats.get(`exact/${f}`).tiles.forEach((n, i) => { ran[i] += n; });
 console.log(`exact tiles by form: ${forms.map((f, i) => `${f} ${ran[i]}`).join(', ')}`);

@@ -10,9 +10,9 @@
 //  - s lies in the float subnormal range, where the float grid is coarser than 24 bits.
 // The second cannot happen when every product is a multiple of 2^-149 (then so is every sum,
 // and a sum below 2^-126 is a float, exactly): packing checks that from the exponents, and
-// only blocks that fail it test `0 < |s| < 2^-126` too. The test is OR-ed over a tile's whole
-// k-block; if any lane hit, the tile's k-block is recomputed lane by lane with fma_f32_soft
-// (C still holds the chains' start). Infinities and NaN need nothing: s is then the answer.
+// only blocks that fail it test `0 < |s| < 2^-126` too. The test is gathered over a tile's
+// whole k-block; if any lane hit, the tile's k-block is recomputed by round-to-odd, which is
+// exact for every input without a test (tile_odd; C still holds the chains' start).
 #pragma once
 
 #include <cstddef>
@@ -104,7 +104,7 @@ enum class Rounding {
   kConvert,
   // Integer arithmetic on s's bits: add half a float ulp (2^28 in the low bits) and clear
   // the 29 bits below float precision. That is round-to-nearest for every s but the ties,
-  // which the midpoint test sends to the soft path; a carry moves into the exponent as it
+  // which the midpoint test sends to tile_odd; a carry moves into the exponent as it
   // should. It knows nothing of overflow nor of the subnormal grid: tile() takes it only
   // where |s| stays below 2^127 and no sum can fall between float subnormals.
   kInteger,
@@ -182,19 +182,50 @@ inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float*
   return true;
 }
 
-// The same k-block lane by lane with rung's soft fma: the path for tiles tile_fast refused.
-inline void tile_soft(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first) {
+// The same k-block by round-to-odd (fma_f32_odd, Boldo and Melquiond) in f64x2 lanes: s =
+// p + c, TwoSum's exact error e; an inexact s with an even last bit moves one ulp towards e;
+// one conversion to float is then correctly rounded, subnormals and overflow included.
+// Branch-free and right for every input, but three times tile_fast's instructions: the path
+// for the tiles tile_fast refused. Infinite and NaN sums are left as they are.
+inline void tile_odd(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first) {
+  v128_t acc[kMR][kNV];
+#pragma clang loop unroll(full)
   for (std::size_t r = 0; r < kMR; ++r)
-    for (std::size_t j = 0; j < kNR; ++j) {
-      float acc = first ? 0.0f : c[r * ldc + j];
-      for (std::size_t k = 0; k < kc; ++k)
-        acc = num::fma_f32_soft(static_cast<float>(pa[k * kMR + r]), static_cast<float>(pb[k * kNR + j]), acc);
-      c[r * ldc + j] = acc;
+#pragma clang loop unroll(full)
+    for (std::size_t v = 0; v < kNV; ++v)
+      acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
+  const v128_t one = wasm_i64x2_splat(1), zero = wasm_i64x2_splat(0), inf = wasm_f64x2_splat(__builtin_inf());
+  for (std::size_t k = 0; k < kc; ++k) {
+    v128_t b[kNV];
+#pragma clang loop unroll(full)
+    for (std::size_t v = 0; v < kNV; ++v) b[v] = wasm_v128_load(pb + k * kNR + 2 * v);
+#pragma clang loop unroll(full)
+    for (std::size_t r = 0; r < kMR; ++r) {
+      const v128_t a = wasm_v128_load64_splat(pa + k * kMR + r);
+#pragma clang loop unroll(full)
+      for (std::size_t v = 0; v < kNV; ++v) {
+        const v128_t p = wasm_f64x2_mul(a, b[v]), cv = acc[r][v];
+        const v128_t s = wasm_f64x2_add(p, cv);
+        const v128_t bv = wasm_f64x2_sub(s, p), av = wasm_f64x2_sub(s, bv);
+        const v128_t e = wasm_f64x2_add(wasm_f64x2_sub(p, av), wasm_f64x2_sub(cv, bv));
+        // +1 (away from zero) when e and s have the same sign, else -1
+        const v128_t step = wasm_v128_or(wasm_i64x2_lt(wasm_v128_xor(e, s), zero), one);
+        const v128_t fix = wasm_v128_and(wasm_v128_and(wasm_f64x2_ne(e, zero), wasm_f64x2_lt(wasm_f64x2_abs(s), inf)),
+                                         wasm_i64x2_eq(wasm_v128_and(s, one), zero));
+        acc[r][v] = convert_to_f32(wasm_i64x2_add(s, wasm_v128_and(step, fix)));
+      }
     }
+  }
+#pragma clang loop unroll(full)
+  for (std::size_t r = 0; r < kMR; ++r)
+#pragma clang loop unroll(full)
+    for (std::size_t v = 0; v < kNV; v += 2)
+      wasm_v128_store(c + r * ldc + 2 * v, wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(acc[r][v]),
+                                                              wasm_f32x4_demote_f64x2_zero(acc[r][v + 1]), 0, 1, 4, 5));
 }
 
-// The form for one tile's k-block (what tile_fast needs to be right), then the soft path if
-// it refused. The integer form needs no sum between float subnormals (needs_tiny_test) and
+// The form for one tile's k-block (what tile_fast needs to be right), then tile_odd if it
+// refused. The integer form needs no sum between float subnormals (needs_tiny_test) and
 // |s| < 2^127 at every step: |s| <= (max|c| + kc max|a| max|b|)(1 + 2^-24)^kc, so a bound of
 // 2^126 leaves room (infinities and NaN fail it).
 struct BlockForm {
@@ -206,7 +237,7 @@ inline BlockForm block_form(std::size_t kc, const BlockRange& a, const BlockRang
 }
 // What ran, for bench/wasm/'s parity test to show every form met its data.
 struct TileCounts {
-  unsigned long integer = 0, convert = 0, convert_tiny = 0, soft = 0;
+  unsigned long integer = 0, convert = 0, convert_tiny = 0, odd = 0;
 };
 inline void tile(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first,
                  const BlockForm& form, TileCounts* counts = nullptr) {
@@ -226,8 +257,8 @@ inline void tile(std::size_t kc, const double* pa, const double* pb, float* c, s
     if (counts) ++counts->convert;
   }
   if (done) return;
-  tile_soft(kc, pa, pb, c, ldc, first);
-  if (counts) ++counts->soft;
+  tile_odd(kc, pa, pb, c, ldc, first);
+  if (counts) ++counts->odd;
 }
 
 // The blocked product over any tile kernel `tile(kc, pa, pb, c, ldc, first, form)` of
@@ -277,7 +308,7 @@ inline void gemm_blocked(std::size_t M, std::size_t N, std::size_t K, const floa
   }
 }
 
-// The exact product: tile_fast, and tile_soft for the tiles it refuses.
+// The exact product: tile_fast, and tile_odd for the tiles it refuses.
 inline void gemm_f32(std::size_t M, std::size_t N, std::size_t K, const float* a, std::size_t a_rs, std::size_t a_ks,
                      const float* b, std::size_t b_ks, std::size_t b_cs, float* c, std::size_t ldc, bool accumulate,
                      double* pa, double* pb) {
