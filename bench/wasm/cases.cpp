@@ -28,8 +28,8 @@ float sign(float x) { return below(2) ? -x : x; }
 float pow2(int e) { return __builtin_ldexpf(1.0f, e); }
 float ulps(float x, int m) { return x * (1.0f + static_cast<float>(m) * 0x1p-23f); }  // x (1 + m 2^-23)
 
-enum Family { kRandom, kMidpoint, kSubnormal, kBoundary, kCancel, kSpecials, kZeros, kIntegers, kFamilies };
-const char* const kNames[] = {"random", "midpoint", "subnormal", "boundary", "cancel", "specials", "zeros", "integers"};
+enum Family { kRandom, kMidpoint, kSubnormal, kBoundary, kCancel, kSpecials, kZeros, kIntegers, kTiny, kOverflow, kFamilies };
+const char* const kNames[] = {"random", "midpoint", "subnormal", "boundary", "cancel", "specials", "zeros", "integers", "tiny", "overflow"};
 
 float random_wide() {  // any sign, mantissa, and exponents 2^-27 .. 2^27
   return from_bits(static_cast<std::uint32_t>(next() & 0x807FFFFFu) | ((100u + below(55)) << 23));
@@ -81,6 +81,14 @@ float value(Family f, bool is_a, std::uint32_t k) {
       if (below(2) == 0) return below(4) == 0 ? -0.0f : 0.0f;
       return random_wide();
     case kIntegers: return static_cast<float>(static_cast<int>(below(8193)) - 4096);
+    case kTiny:
+      // Any mantissas, products 2^-150..2^-130: sums between float subnormals (which a
+      // rounding to 24 significant bits gets wrong; the midpoint test does not see them).
+      return sign(ulps(pow2(-65 - static_cast<int>(below(11))), static_cast<int>(below(1u << 23))));
+    case kOverflow:
+      // Finite operands whose products reach 2^120..2^130: sums pass FLT_MAX (inf) and
+      // opposite infinities meet (NaN), which a rounding of the bits alone never gives.
+      return sign(ulps(pow2(60 + static_cast<int>(below(5))), static_cast<int>(below(1u << 23))));
     default: return 0.0f;
   }
 }

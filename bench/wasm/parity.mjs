@@ -12,7 +12,7 @@ const e = instance.exports;
 const file = readFileSync(casesPath);
 const u32 = new Uint32Array(file.buffer, file.byteOffset, file.byteLength / 4);
 if (u32[0] !== 0x4d4d4752) throw new Error(`${casesPath}: not a cases file`);
-const families = ['random', 'midpoint', 'subnormal', 'boundary', 'cancel', 'specials', 'zeros', 'integers'];
+const families = ['random', 'midpoint', 'subnormal', 'boundary', 'cancel', 'specials', 'zeros', 'integers', 'tiny', 'overflow'];
 const kernels = [[0, 'exact', true], [2, 'odd', true], [3, 'soft', true], [1, 'rounding2', false]];
 const stats = new Map();  // `${kernel}/${family}` -> { bad, elems, tiles: [integer, convert, tiny, redone] }
 let at = 2;

@@ -3,7 +3,8 @@
 # node against the x86-64 fused chain: bench/wasm/harness.cpp built for wasm32 by clang-14 with
 # no libc, checked to hold no relaxed-SIMD instruction, then bench/wasm/parity.mjs runs every
 # case the native generator (CASES_BIN, bench/wasm/cases.cpp) wrote: random, float-midpoint,
-# subnormal, grid-boundary, cancelling, special-value, zero-heavy and integer products, plain,
+# subnormal, grid-boundary, cancelling, special-value, zero-heavy, integer, tiny-sum and
+# overflowing products, plain,
 # transposed and accumulating, across edge tiles and every blocking boundary. The exact kernel
 # must match every output bit; the same tile without its midpoint test must not (else the data
 # misses the cases the test exists for).
