@@ -43,9 +43,12 @@ for side in x86-64 wasm32; do
     read -r wall[$side/$p] cpu[$side/$p] <<< "$r"
     printf '%-7s %-8s n=%d  wall %6.2f s  cpu %6.2f s  output %s\n' "$side" "$p" "$n" "${wall[$side/$p]}" "${cpu[$side/$p]}" "$(cat "$tmp/hash")"
   done
-  printf '%-7s two extra products: %.2f GFLOP/s by wall time' "$side" \
-    "$(echo "4 * $n^3 / (${wall[$side/matmul3]} - ${wall[$side/matmul]}) / 10^9" | bc -l)"
+  rate() {  # GFLOP/s of the two extra products from two times, or n/a within the timer's noise
+    local d; d=$(echo "$2 - $1" | bc -l)
+    if (( $(echo "$d > 0.02" | bc) )); then printf '%.2f' "$(echo "4 * $n^3 / $d / 10^9" | bc -l)"; else printf 'n/a'; fi
+  }
+  printf '%-7s two extra products: %s GFLOP/s by wall time' "$side" "$(rate "${wall[$side/matmul]}" "${wall[$side/matmul3]}")"
   # CPU time says nothing of a threaded run's speed: only for the single-threaded wasm32 build.
-  [[ $side == wasm32 ]] && printf ', %.2f by CPU time' "$(echo "4 * $n^3 / (${cpu[$side/matmul3]} - ${cpu[$side/matmul]}) / 10^9" | bc -l)"
+  [[ $side == wasm32 ]] && printf ', %s by CPU time' "$(rate "${cpu[$side/matmul]}" "${cpu[$side/matmul3]}")"
   echo
 done
