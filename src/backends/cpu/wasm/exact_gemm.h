@@ -10,9 +10,9 @@
 //  - s lies in the float subnormal range, where the float grid is coarser than 24 bits.
 // The second cannot happen when every product is a multiple of 2^-149 (then so is every sum,
 // and a sum below 2^-126 is a float, exactly): packing checks that from the exponents, and
-// only blocks that fail it test `0 < |s| < 2^-126` too. The test is gathered over a tile's
-// whole k-block; if any lane hit, the tile's k-block is recomputed by round-to-odd, which is
-// exact for every input without a test (tile_odd; C still holds the chains' start).
+// only blocks that fail it test `0 < |s| < 2^-126` too. The test is gathered over chunks of
+// kChunk k-steps; if any lane of the tile hit, the chunk is recomputed by round-to-odd, which
+// is exact for every input without a test (tile_odd; C still holds the chunk's start).
 #pragma once
 
 #include <cstddef>
@@ -23,8 +23,9 @@
 
 namespace rung::cpu::wasm_gemm {
 
-// A 4 x 4 register tile (8 f64x2 accumulators): V8 gives wasm 16 xmm registers on x86-64,
-// and the tile, its B row, a broadcast and the test's temporaries fit in them.
+// A 4 x 4 register tile (8 f64x2 accumulators; V8 gives wasm 16 xmm registers on x86-64). A
+// 2 x 4 tile measured the same: the tile is bound by the vector pipes, ~5.5 instructions per
+// vector and step, not by latency or the few accumulators V8 spills.
 inline constexpr std::size_t kMR = 4, kNV = 2, kNR = 2 * kNV;
 // Blocking: a KC x NC block of packed B (512 KiB of doubles) stays in L2, an MC x KC block of
 // packed A (128 KiB) too; one tile streams 8 KiB micro-panels of each.
@@ -100,8 +101,7 @@ inline BlockRange pack_b(std::size_t kc, std::size_t nc, const float* b, std::si
 // How a tile rounds each sum s to float (held in a double).
 enum class Rounding {
   // f32x4.demote_f64x2_zero then f64x2.promote_low_f32x4: IEEE's conversion, right for
-  // every s (infinities, NaN, overflow, the subnormal grid) but two conversions of two
-  // micro-ops each, which bound the tile (~5 GFLOP/s on the 2-core container).
+  // every s (infinities, NaN, overflow, the subnormal grid).
   kConvert,
   // Integer arithmetic on s's bits: add half a float ulp (2^28 in the low bits) and clear
   // the 29 bits below float precision. That is round-to-nearest for every s but the ties,
