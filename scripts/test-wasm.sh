@@ -9,12 +9,15 @@
 # Needs: emscripten (em++, emcmake), nodejs (>= 20), wabt, and the host's header-only packages
 # (libcli11-dev, nlohmann-json3-dev, libhwy-dev).
 # Usage: scripts/test-wasm.sh [X86_BUILD_DIR (default build)] [WASM_BUILD_DIR (default build-wasm)]
+#          [WASM_THREADS_BUILD_DIR (default build-wasm-mt: the pthread build, run at 2 threads; checked
+#          when it exists, and built unless RUNG_WASM_NO_BUILD=1)]
 #   RUNG_WASM_CASES=N     cases per (op, dtype) for the conformance runs (default 16, the suite's)
 #   RUNG_WASM_NO_BUILD=1  take both builds as they are (build neither)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 x86=${1:-$root/build}
 wasm=${2:-$root/build-wasm}
+wasm_mt=${3:-$root/build-wasm-mt}
 cases=${RUNG_WASM_CASES:-16}
 start=$(date +%s)
 
@@ -26,6 +29,7 @@ done
 if [[ ${RUNG_WASM_NO_BUILD:-0} != 1 ]]; then
   cmake --build "$x86" --target rung
   "$root/scripts/build-wasm.sh" "$wasm"
+  "$root/scripts/build-wasm.sh" "$wasm_mt" "$(nproc)" threads
 elif [[ ! -f $wasm/tools/rung/rung.wasm ]]; then
   echo "SKIP: no wasm32 build in $wasm (make build-wasm; make test builds it)"; exit 77
 fi
@@ -35,6 +39,7 @@ built=$(date +%s)
 
 # node 20 has fetch: emscripten 3.1.6 would fetch the .wasm instead of reading it.
 wasm_rung() { node --no-experimental-fetch "$wasm/tools/rung/rung.js" "$@"; }
+wasm_mt_rung() { node --no-experimental-fetch "$wasm_mt/tools/rung/rung.js" "$@"; }
 x86_rung() { "$x86/tools/rung/rung" "$@"; }
 
 tmp=$(mktemp -d)
@@ -66,6 +71,17 @@ conformed=$(date +%s)
 
 # --- the debug-tier examples (the single-threaded build runs the cpu backend on one thread)
 example_check "reference 1" "cpu 1"
+
+# --- the pthread build: the cpu backend on 2 threads, the same bits
+if [[ -f $wasm_mt/tools/rung/rung.wasm ]]; then
+  TARGET=wasm32-mt
+  target_rung() { wasm_mt_rung "$@"; }
+  "$root/scripts/wasm-no-relaxed-simd.sh" "$wasm_mt/tools/rung/rung.wasm" || fail=1
+  RUNG_CPU_THREADS=2 conform_both cpu "$cases"
+  example_check "cpu 1" "cpu 2"
+else
+  echo "test-wasm: no pthread build in $wasm_mt: 2 threads not checked (make test-wasm builds it)"
+fi
 end=$(date +%s)
 
 echo "test-wasm: times: builds $((built - start)) s, conformance $((conformed - built)) s, examples $((end - conformed)) s, total $((end - start)) s"
