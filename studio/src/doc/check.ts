@@ -3,7 +3,7 @@
 // shapes are the engine's (W0006 from the op's checker); without it they are unchecked and the
 // UI says so. Every diagnostic names the node or edge it is drawn on.
 import type { Catalogue, AttrInfo, OpInfo } from "../catalogue/catalogue";
-import type { Diagnostic } from "./diagnostic";
+import type { Diagnostic, Stage } from "./diagnostic";
 import { escapePointerToken, type JsonValue } from "./json";
 import { TIERS, TOLERANCES, type WorkflowDoc, splitRef } from "./model";
 import { DTYPES, typeTextError } from "./typetext";
@@ -34,7 +34,8 @@ export function attrValueFits(kind: AttrInfo["kind"], v: JsonValue): boolean {
 
 export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const err = (d: Omit<Diagnostic, "severity">) => out.push({ severity: "error", ...d });
+  let stage: Stage = "header";
+  const err = (d: Omit<Diagnostic, "severity">) => out.push({ severity: "error", stage, ...d });
 
   if (doc.name === "") err({ code: "W0002", message: '"name" must not be empty', pointer: "/name" });
   if (doc.tier === undefined)
@@ -44,6 +45,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
   if (doc.tolerance !== undefined && !(TOLERANCES as readonly string[]).includes(doc.tolerance))
     err({ code: "W0002", message: `unknown tolerance class "${doc.tolerance}" (exact, tight, default or loose)`, pointer: "/tolerance" });
 
+  stage = "inputs";
   const ids = new Set<string>();
   const inputs = new Set<string>();
   doc.inputs.forEach((inp, i) => {
@@ -54,6 +56,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
     inputs.add(inp.name);
   });
 
+  stage = "nodes";
   const ops = new Map<string, OpInfo | null>(); // null: unknown op (already W0003)
   doc.nodes.forEach((node, i) => {
     const ptr = `/nodes/${i}`;
@@ -71,7 +74,9 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
       err({ code: "W0003", message: `node "${node.id}": unknown op "${node.op}"`, pointer: `${ptr}/op`, nodeId: node.id, ...(near ? { notes: [`did you mean "${near}"?`] } : {}) });
       return;
     }
+    // The engine reads attribute values while it builds each node.
     const attrs = node.attrs ?? {};
+    stage = "build";
     for (const key of Object.keys(attrs)) {
       const spec = op.attributes.find((a) => a.name === key);
       const aptr = `${ptr}/attrs/${escapePointerToken(key)}`;
@@ -86,6 +91,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
     for (const spec of op.attributes)
       if (spec.presence === "required" && !(spec.name in attrs))
         err({ code: "W0006", message: `node "${node.id}": op ${op.name} needs attribute "${spec.name}"`, pointer: `${ptr}/attrs`, nodeId: node.id, notes: [spec.doc] });
+    stage = "nodes";
   });
 
   // A source is an input, a node (its only result) or node.result; null if it dangles.
@@ -112,6 +118,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
     return node;
   };
 
+  stage = "edges";
   const incoming = new Map<string, Map<string, number>>(); // node -> operand -> edges
   const deps = new Map<string, Set<string>>();
   doc.edges.forEach((edge, i) => {
@@ -143,6 +150,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
     }
   });
 
+  stage = "build";
   doc.nodes.forEach((node, i) => {
     const op = ops.get(node.id);
     if (!op) return;
@@ -151,6 +159,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
         err({ code: "W0007", message: `node "${node.id}": operand "${operand.name}" of ${op.name} is not connected`, pointer: `/nodes/${i}`, nodeId: node.id });
   });
 
+  stage = "outputs";
   const outNames = new Set<string>();
   doc.outputs.forEach((o, i) => {
     if (outNames.has(o.name)) err({ code: "W0008", message: `the output name "${o.name}" is used twice`, pointer: `/outputs/${i}/name` });
@@ -159,6 +168,7 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
   });
   if (doc.outputs.length === 0) err({ code: "W0002", message: "a workflow needs at least one output", pointer: "/outputs" });
 
+  stage = "cycle";
   for (const id of cycleNodes(doc, deps))
     err({ code: "W0005", message: `node "${id}" is on a cycle`, nodeId: id, notes: ["a workflow is a directed acyclic graph; loops belong in rung source (for/while)"] });
   return out;

@@ -15,7 +15,13 @@ export interface Diagnostic {
   readonly nodeId?: string; // the node it is drawn on
   readonly edgeIndex?: number; // the edge it is drawn on
   readonly notes?: readonly string[];
+  // The stage of the engine's lowering that reports it (src/workflow/workflow.cpp); the engine
+  // stops after the first stage with errors, the studio shows every stage at once.
+  readonly stage?: Stage;
 }
+
+export const STAGES = ["header", "inputs", "nodes", "edges", "outputs", "cycle", "build"] as const;
+export type Stage = (typeof STAGES)[number];
 
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.at ? `${d.at.line}:${d.at.column}: ` : "";
