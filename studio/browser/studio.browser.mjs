@@ -138,6 +138,35 @@ try {
   await page.keyboard.press("Control+Y");
   check((await poll(() => canonical(page), (t) => t === drawn)) === drawn, "Ctrl+Y redoes too");
 
+  // Select an edge by its spelling and delete it; move a box by dragging (one undo step, and
+  // the layout is not part of the document's bytes); find an existing node.
+  // A level edge has a box of height 0, which playwright calls invisible: click its middle.
+  const wire = await page.locator('[data-edge="relu->neg.x"]').boundingBox();
+  await page.mouse.click(wire.x + wire.width / 2, wire.y + wire.height / 2);
+  await page.keyboard.press("Delete");
+  const cut = await poll(() => canonical(page), (t) => t !== drawn);
+  check(!cut.includes('{"from":"relu","to":"neg.x"}') && cut.includes('"id":"neg"'), "a selected edge is deleted by Delete, its nodes stay", cut);
+  await page.keyboard.press("Control+Z");
+  check((await poll(() => canonical(page), (t) => t === drawn)) === drawn, "and Ctrl+Z brings it back");
+  const before = await page.locator('[data-node-id="relu"]').boundingBox();
+  const grip = await centre(page, '[data-node-id="relu"] .op-title');
+  await page.mouse.move(grip.x, grip.y);
+  await page.mouse.down();
+  await page.mouse.move(grip.x + 20, grip.y + 60, { steps: 4 });
+  await page.mouse.move(grip.x + 40, grip.y + 150, { steps: 4 });
+  await page.mouse.up();
+  // The view's zoom is fitView's, so the box moves by about 150 px times the zoom.
+  const moved = await poll(() => page.locator('[data-node-id="relu"]').boundingBox(), (b) => Math.abs(b.y - before.y) > 100);
+  check(moved.y - before.y > 100 && (await canonical(page)) === drawn, "a dragged box moves, and the document's bytes do not change", JSON.stringify([before, moved]));
+  await page.keyboard.press("Control+Z");
+  const back = await poll(() => page.locator('[data-node-id="relu"]').boundingBox(), (b) => Math.abs(b.y - before.y) < 1);
+  check(Math.abs(back.y - before.y) < 1 && Math.abs(back.x - before.x) < 1, "one Ctrl+Z puts the box back", JSON.stringify([before, back]));
+  await page.keyboard.press("Control+F");
+  await page.locator("#find-input").fill("ne");
+  await page.locator('[data-find-node="neg"]').click();
+  const picked = await poll(() => page.locator('.react-flow__node.selected [data-node-id="neg"]').count(), (n) => n === 1);
+  check(picked === 1 && (await page.locator("#find").count()) === 0, "Ctrl+F finds an existing node and selects it");
+
   // Copy and paste two connected nodes; undo the paste in one step; delete a pasted pair.
   await clickNode(page, "relu");
   await clickNode(page, "neg", ["Shift"]);

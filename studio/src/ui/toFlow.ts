@@ -105,14 +105,15 @@ export function toFlow(state: EditorState, catalogue: Catalogue, diagnostics: re
       selected: selected.has(id),
       className: problems.length ? "edge-error" : undefined,
       label: problems.length ? problems.map((d) => d.code).join(" ") : undefined,
-      data: { edgeIndex: i, ref: `${e.from}->${e.to}` },
+      data: { edgeIndex: i },
+      domAttributes: { "data-edge": `${e.from}->${e.to}` } as Edge["domAttributes"], // selectable by the document's spelling
     });
   });
   state.doc.outputs.forEach((o, i) => {
     const src = sourceOf(state, catalogue, o.from);
     if (!src) return;
     const id = `o${i}`;
-    edges.push({ id, source: src[0], sourceHandle: src[1], target: outputKey(o.name), targetHandle: "value", selected: selected.has(id), data: { output: i } });
+    edges.push({ id, source: src[0], sourceHandle: src[1], target: outputKey(o.name), targetHandle: "value", selected: selected.has(id), data: { output: i }, domAttributes: { "data-edge": `${o.from}->${outputKey(o.name)}` } as Edge["domAttributes"] });
   });
   return { nodes, edges };
 }
