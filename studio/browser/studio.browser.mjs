@@ -217,6 +217,21 @@ try {
   const ro = await poll(() => other.locator("#read-only-banner").textContent().catch(() => ""), (t) => t.length > 0);
   check(/does not hash to the link's content id/.test(ro), "a link whose id does not match opens read-only, warned", ro);
   await shot(other, "4-tampered");
+  await other.keyboard.press("Control+F");
+  await other.locator("#find-input").fill("relu");
+  await other.locator("#find-input").press("Enter");
+  // The find box closes in the same render as an add would land: wait for it, then read.
+  await poll(() => other.locator("#find").count(), (n) => n === 0);
+  const afterAdd = await canonical(other);
+  await other.locator('[data-node-id="neg"] .op-title').click();
+  await poll(() => other.locator(".react-flow__node.selected").count(), (n) => n === 1);
+  await other.keyboard.press("Delete");
+  await poll(() => other.locator(".react-flow__node.selected").count(), (n) => n === 0); // the selection clears with the delete
+  check(afterAdd === drawn && (await canonical(other)) === drawn, "read-only: adding and deleting change nothing");
+  await other.locator("#leave-read-only").click();
+  await other.locator('[data-node-id="neg"] .op-title').click();
+  await other.keyboard.press("Delete");
+  check(!(await poll(() => canonical(other), (t) => t !== drawn)).includes('"id":"neg"'), "after Edit a copy, Delete deletes");
   await fresh.close();
 
   // A dropped .json with an unknown op: drawn unresolved with W0003 and the suggestion.

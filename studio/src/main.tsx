@@ -4,22 +4,14 @@ import "@xyflow/react/dist/style.css";
 import "./styles.css";
 import { createRoot } from "react-dom/client";
 import { shippedCatalogue } from "./catalogue/shipped";
-import { emptyDoc } from "./doc/model";
-import { autoLayout } from "./edit/autolayout";
 import { viewOnlyEngine } from "./engine/engine";
 import { openFragment } from "./share/link";
-import { App, type Opened } from "./ui/App";
+import { App } from "./ui/App";
+import { type Opened, blank, fromLink } from "./ui/opened";
 
 async function initial(): Promise<Opened> {
   const link = await openFragment(location.hash);
-  const blank: Opened = { state: { doc: emptyDoc(), layout: {} }, readOnly: null, notices: [] };
-  if (!link) return blank;
-  if (!link.ok) return { ...blank, notices: link.diagnostics };
-  return {
-    state: { doc: link.doc, layout: autoLayout(link.doc, link.layout) },
-    readOnly: link.verified ? null : (link.diagnostics[0]?.message ?? "the link did not verify"),
-    notices: link.diagnostics,
-  };
+  return link ? fromLink(link) : blank();
 }
 
 const engine = viewOnlyEngine("engine not loaded yet", shippedCatalogue);

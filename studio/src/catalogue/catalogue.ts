@@ -58,7 +58,8 @@ export class Catalogue {
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
     if (words.length === 0) return [...this.ops];
     const hits = this.ops.filter((op) => words.every((w) => `${op.name} ${op.family} ${op.summary}`.toLowerCase().includes(w)));
-    const rank = (op: OpInfo) => (op.name === query ? 0 : op.name.startsWith(words[0] ?? "") ? 1 : 2);
+    const first = words[0] ?? "";
+    const rank = (op: OpInfo) => (op.name === first ? 0 : op.name.startsWith(first) ? 1 : 2);
     return hits.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   }
 }

@@ -183,7 +183,9 @@ function cycleNodes(doc: WorkflowDoc, deps: Map<string, Set<string>>): string[] 
     for (const f of from) {
       if (!pending.has(node) || !pending.has(f)) continue;
       pending.set(node, (pending.get(node) ?? 0) + 1);
-      users.set(f, [...(users.get(f) ?? []), node]);
+      const list = users.get(f) ?? [];
+      list.push(node);
+      users.set(f, list);
     }
   const ready = [...pending].filter(([, c]) => c === 0).map(([id]) => id);
   while (ready.length > 0) {

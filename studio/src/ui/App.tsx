@@ -8,7 +8,7 @@ import type { Diagnostic } from "../doc/diagnostic";
 import type { JsonValue } from "../doc/json";
 import { canonicalDoc, docToJson } from "../doc/model";
 import { applyAll, type Command } from "../edit/commands";
-import { autoLayout, freeSlot } from "../edit/autolayout";
+import { freeSlot } from "../edit/autolayout";
 import { clipFromText, clipToText } from "../edit/clipboard";
 import * as g from "../edit/gestures";
 import { type Session, perform, redo, startSession, undo } from "../edit/history";
@@ -25,18 +25,10 @@ import { Problems } from "./Problems";
 import { Toolbar } from "./Toolbar";
 import { toFlow } from "./toFlow";
 import { openDroppedFile } from "./openFile";
+import { type Opened, fromLink } from "./opened";
+import { useShortcuts } from "./useShortcuts";
 
 const nodeTypes = { op: OpNode, io: IoNode };
-
-export interface Opened {
-  state: EditorState;
-  readOnly: string | null;
-  notices: Diagnostic[];
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT");
-}
 
 function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
   const catalogue = engine.catalogue;
@@ -172,46 +164,18 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
 
   const edit: EditActions = useMemo(() => ({ setAttr: (nodeId: string, key: string, value: JsonValue | undefined) => run("set attribute", (s) => g.setAttr(s, nodeId, key, value)) }), [run]);
 
-  // Shortcuts: Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, Delete, Ctrl+F, Escape (Ctrl+C/V below).
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const mod = e.ctrlKey || e.metaKey;
-      const key = e.key.toLowerCase();
-      if (mod && key === "f") {
-        e.preventDefault();
-        setFindOpen(true);
-        return;
-      }
-      if (key === "escape") setFindOpen(false);
-      if (isTyping(e.target)) return;
-      if (mod && key === "z" && !e.shiftKey) {
-        e.preventDefault();
-        if (readOnly === null) setSession(undo);
-      } else if (mod && ((key === "z" && e.shiftKey) || key === "y")) {
-        e.preventDefault();
-        if (readOnly === null) setSession(redo);
-      } else if (key === "delete" || key === "backspace") {
-        e.preventDefault();
-        deleteSelection();
-      }
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [deleteSelection, readOnly]);
-
-  // Copy and paste through the system clipboard's copy/paste events (no permission needed).
-  useEffect(() => {
-    const onCopy = (e: ClipboardEvent) => {
-      if (isTyping(e.target) || !e.clipboardData) return;
+  useShortcuts({
+    find: () => setFindOpen(true),
+    escape: () => setFindOpen(false),
+    undo: () => readOnly === null && setSession(undo),
+    redo: () => readOnly === null && setSession(redo),
+    deleteSelection,
+    copyText: () => {
       const clip = g.copy(sessionRef.current.state, selectedRef.current);
-      if (clip.nodes.length === 0) return;
-      e.clipboardData.setData("text/plain", clipToText(clip));
-      e.preventDefault();
-    };
-    const onPaste = (e: ClipboardEvent) => {
-      if (isTyping(e.target) || !e.clipboardData) return;
-      const clip = clipFromText(e.clipboardData.getData("text/plain"));
-      e.preventDefault();
+      return clip.nodes.length ? clipToText(clip) : null;
+    },
+    pasteText: (text) => {
+      const clip = clipFromText(text);
       if (!clip) {
         setNotices([{ code: "S0001", severity: "warning", message: "the clipboard holds no nodes copied from the studio" }]);
         return;
@@ -219,14 +183,8 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
       run(`paste ${clip.nodes.length} nodes`, (s) => g.paste(s, clip, { x: 40, y: 40 }));
       const cmds = g.paste(sessionRef.current.state, clip, { x: 40, y: 40 });
       if (readOnly === null) setSelected(new Set(cmds.flatMap((c) => (c.kind === "insertNode" ? [c.node.id] : []))));
-    };
-    document.addEventListener("copy", onCopy);
-    document.addEventListener("paste", onPaste);
-    return () => {
-      document.removeEventListener("copy", onCopy);
-      document.removeEventListener("paste", onPaste);
-    };
-  }, [run, readOnly]);
+    },
+  });
 
   // A link pasted into this tab's address bar opens too.
   useEffect(() => {
@@ -234,8 +192,7 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
       void openFragment(location.hash).then((o) => {
         if (!o) return;
         if (!o.ok) setNotices(o.diagnostics);
-        else if (canonicalDoc(o.doc) !== canonicalDoc(sessionRef.current.state.doc))
-          openState({ state: { doc: o.doc, layout: autoLayout(o.doc, o.layout) }, readOnly: o.verified ? null : (o.diagnostics[0]?.message ?? "unverified"), notices: o.diagnostics });
+        else if (canonicalDoc(o.doc) !== canonicalDoc(sessionRef.current.state.doc)) openState(fromLink(o));
       });
     };
     window.addEventListener("hashchange", onHash);

@@ -3,7 +3,7 @@
 import type { Diagnostic } from "../doc/diagnostic";
 import { parseWorkflow } from "../doc/parse";
 import { autoLayout } from "../edit/autolayout";
-import type { Opened } from "./App";
+import type { Opened } from "./opened";
 
 export async function openText(name: string, text: string): Promise<{ opened: Opened | null; notices: Diagnostic[] }> {
   const lower = name.toLowerCase();
