@@ -5,7 +5,7 @@
 // unknown op is drawn unresolved. Waits poll; no fixed sleeps. Screenshots go to OUT_DIR.
 // Usage: node browser/studio.browser.mjs [OUT_DIR]   (dist/ must be built)
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -137,6 +137,18 @@ try {
   await poll(() => canonical(page), (t) => t !== drawn);
   await page.keyboard.press("Control+Y");
   check((await poll(() => canonical(page), (t) => t === drawn)) === drawn, "Ctrl+Y redoes too");
+
+  // Ctrl+S saves the document (a download, readable JSON of the same values); Ctrl+A, Delete
+  // empties the drawing in one step.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Control+S")]);
+  const saved = readFileSync(await download.path(), "utf8");
+  check(download.suggestedFilename() === "workflow.workflow.json" && saved.includes("\n  ") && JSON.stringify(JSON.parse(saved)) === drawn, "Ctrl+S saves the document as indented JSON of the same values", saved);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Delete");
+  const emptied = await poll(() => canonical(page), (t) => t !== drawn);
+  check(emptied.includes('"edges":[],') && emptied.includes('"inputs":[],') && emptied.includes('"nodes":[],') && emptied.includes('"outputs":[],'), "Ctrl+A, Delete removes every box and edge", emptied);
+  await page.keyboard.press("Control+Z");
+  check((await poll(() => canonical(page), (t) => t === drawn)) === drawn, "and one Ctrl+Z brings them all back");
 
   // Select an edge by its spelling and delete it; move a box by dragging (one undo step, and
   // the layout is not part of the document's bytes); find an existing node.

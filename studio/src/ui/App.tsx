@@ -12,7 +12,7 @@ import { freeSlot } from "../edit/autolayout";
 import { clipFromText, clipToText } from "../edit/clipboard";
 import * as g from "../edit/gestures";
 import { type Session, perform, redo, startSession, undo } from "../edit/history";
-import type { EditorState, Pos } from "../edit/state";
+import { type EditorState, type Pos, inputKey, outputKey } from "../edit/state";
 import type { Engine } from "../engine/engine";
 import { contentId } from "../share/contentId";
 import { LINK_SIZE_LIMIT, openFragment, shareFragment } from "../share/link";
@@ -170,6 +170,11 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
     undo: () => readOnly === null && setSession(undo),
     redo: () => readOnly === null && setSession(redo),
     deleteSelection,
+    selectAll: () => {
+      const { doc } = sessionRef.current.state;
+      setSelected(new Set([...doc.inputs.map((i) => inputKey(i.name)), ...doc.nodes.map((n) => n.id), ...doc.outputs.map((o) => outputKey(o.name))]));
+    },
+    save: () => onSaveRef.current(),
     copyText: () => {
       const clip = g.copy(sessionRef.current.state, selectedRef.current);
       return clip.nodes.length ? clipToText(clip) : null;
@@ -214,6 +219,9 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
     a.click();
     URL.revokeObjectURL(a.href);
   }, []);
+
+  const onSaveRef = useRef(onSave);
+  onSaveRef.current = onSave;
 
   const onDrop = useCallback(
     (e: React.DragEvent) => {

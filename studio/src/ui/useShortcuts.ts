@@ -1,5 +1,5 @@
-// The keymap: Ctrl+Z undo, Ctrl+Shift+Z / Ctrl+Y redo, Delete/Backspace delete, Ctrl+F find,
-// Escape close, and Ctrl+C / Ctrl+V through the system clipboard's copy and paste events (no
+// The keymap: Ctrl+Z undo, Ctrl+Shift+Z / Ctrl+Y redo, Delete/Backspace delete, Ctrl+A select
+// all, Ctrl+S save the document, Ctrl+F find, Escape close, and Ctrl+C / Ctrl+V through the system clipboard's copy and paste events (no
 // permission prompt; a group copied in one tab pastes in another). While a text field has the
 // focus, keys other than Ctrl+F and Escape are the field's.
 import { useEffect, useRef } from "react";
@@ -10,6 +10,8 @@ export interface ShortcutHandlers {
   undo(): void;
   redo(): void;
   deleteSelection(): void;
+  selectAll(): void;
+  save(): void;
   copyText(): string | null; // null: nothing selected to copy
   pasteText(text: string): void;
 }
@@ -30,8 +32,18 @@ export function useShortcuts(handlers: ShortcutHandlers): void {
         h.current.find();
         return;
       }
+      if (mod && key === "s") {
+        e.preventDefault(); // the page itself is not what is saved
+        h.current.save();
+        return;
+      }
       if (key === "escape") h.current.escape();
       if (isTyping(e.target)) return;
+      if (mod && key === "a") {
+        e.preventDefault();
+        h.current.selectAll();
+        return;
+      }
       if (mod && key === "z" && !e.shiftKey) {
         e.preventDefault();
         h.current.undo();
