@@ -2,10 +2,10 @@
 // (or none), and the set of W-codes the studio reports must equal what the native
 // `rung check` reports for the same bytes. RUNG names the binary, as for the catalogue.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { shippedCatalogue } from "../src/catalogue/shipped";
 import { checkDocument } from "../src/doc/check";
 import { STAGES } from "../src/doc/diagnostic";
@@ -14,6 +14,7 @@ import { parseWorkflow } from "../src/doc/parse";
 const rung = process.env.RUNG ?? resolve(import.meta.dirname, "../../build/tools/rung/rung");
 const example = readFileSync(resolve(import.meta.dirname, "../../examples/center.workflow.json"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "studio-agreement-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const concat =
   '{"format":"rung-workflow","version":1,"name":"c","tier":"debug","inputs":[{"name":"x","type":"f32[4]"}],' +

@@ -46,10 +46,10 @@ function portsFromEdges(state: EditorState, id: string): [Port[], Port[]] {
 }
 
 // An edge's source as React Flow spells it: [node, handle], or null when it dangles.
-function sourceOf(state: EditorState, catalogue: Catalogue, ref: string): [string, string] | null {
+function sourceOf(inputs: ReadonlySet<string>, nodes: ReadonlyMap<string, WorkflowNode>, catalogue: Catalogue, ref: string): [string, string] | null {
   const [node, port] = splitRef(ref);
-  if (port === undefined && state.doc.inputs.some((i) => i.name === ref)) return [inputKey(ref), "value"];
-  const n = state.doc.nodes.find((x) => x.id === node);
+  if (port === undefined && inputs.has(ref)) return [inputKey(ref), "value"];
+  const n = nodes.get(node);
   if (!n) return null;
   const op = catalogue.find(n.op);
   if (port !== undefined) return [node, port];
@@ -58,6 +58,8 @@ function sourceOf(state: EditorState, catalogue: Catalogue, ref: string): [strin
 
 export function toFlow(state: EditorState, catalogue: Catalogue, diagnostics: readonly Diagnostic[], selected: ReadonlySet<string>, readOnly: boolean, dragging: Readonly<Record<string, Pos>>) {
   const at = (key: string) => dragging[key] ?? state.layout[key] ?? origin;
+  const inputNames = new Set(state.doc.inputs.map((i) => i.name));
+  const nodeById = new Map(state.doc.nodes.map((n) => [n.id, n] as const));
   const byNode = new Map<string, Diagnostic[]>();
   const byEdge = new Map<number, Diagnostic[]>();
   const byPointer = new Map<string, Diagnostic[]>();
@@ -91,9 +93,9 @@ export function toFlow(state: EditorState, catalogue: Catalogue, diagnostics: re
 
   const edges: Edge[] = [];
   state.doc.edges.forEach((e, i) => {
-    const src = sourceOf(state, catalogue, e.from);
+    const src = sourceOf(inputNames, nodeById, catalogue, e.from);
     const [target, operand] = splitRef(e.to);
-    if (!src || operand === undefined || !state.doc.nodes.some((n) => n.id === target)) return; // listed in the problems pane
+    if (!src || operand === undefined || !nodeById.has(target)) return; // listed in the problems pane
     const problems = byEdge.get(i) ?? [];
     const id = `e${i}`;
     edges.push({
@@ -110,7 +112,7 @@ export function toFlow(state: EditorState, catalogue: Catalogue, diagnostics: re
     });
   });
   state.doc.outputs.forEach((o, i) => {
-    const src = sourceOf(state, catalogue, o.from);
+    const src = sourceOf(inputNames, nodeById, catalogue, o.from);
     if (!src) return;
     const id = `o${i}`;
     edges.push({ id, source: src[0], sourceHandle: src[1], target: outputKey(o.name), targetHandle: "value", selected: selected.has(id), data: { output: i }, domAttributes: { "data-edge": `${o.from}->${outputKey(o.name)}` } as Edge["domAttributes"] });
