@@ -114,6 +114,10 @@ describe("a document with mistakes still opens, each mistake on its node or edge
   ])("%s %s -> %s", (nodes, edges, outputs, code) => {
     expect(codes(withNodes(nodes, edges, outputs))).toContain(code);
   });
+  it("an output added before its source is W0004 on the output", () => {
+    const d = checkDocument(open(withNodes('[{"id":"n","op":"relu"}]', '[{"from":"x","to":"n.x"}]', '[{"name":"y","from":""}]')), shippedCatalogue);
+    expect(d).toEqual([expect.objectContaining({ code: "W0004", pointer: "/outputs/0/from", message: 'output "y" is not connected to anything' })]);
+  });
   it("a variadic operand takes several edges", () => {
     expect(codes(withNodes('[{"id":"n","op":"concat"}]', '[{"from":"x","to":"n.xs"},{"from":"x","to":"n.xs"}]'))).toEqual([]);
   });

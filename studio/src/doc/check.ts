@@ -164,7 +164,8 @@ export function checkDocument(doc: WorkflowDoc, catalogue: Catalogue): Diagnosti
   doc.outputs.forEach((o, i) => {
     if (outNames.has(o.name)) err({ code: "W0008", message: `the output name "${o.name}" is used twice`, pointer: `/outputs/${i}/name` });
     outNames.add(o.name);
-    source(o.from, `/outputs/${i}/from`, {});
+    if (o.from === "") err({ code: "W0004", message: `output "${o.name}" is not connected to anything`, pointer: `/outputs/${i}/from`, notes: ["drag a result onto it"] });
+    else source(o.from, `/outputs/${i}/from`, {});
   });
   if (doc.outputs.length === 0) err({ code: "W0002", message: "a workflow needs at least one output", pointer: "/outputs" });
 
