@@ -293,7 +293,7 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_run(int handle, const char* request
     so.backend = req->value("backend", std::string("cpu"));
     so.receipts = receipts == "require" ? Receipts::require : receipts == "ignore" ? Receipts::ignore : Receipts::conform;
     so.environment = engine_environment();
-    so.write_records = false;  // the record is a value in the reply (a tab has no store to write it to)
+    so.write_records = true;  // into the in-memory store; the reply carries the record's JSON
     so.progress = [&emit](const Progress& pr) { emit(progress_json(pr)); };
     so.print = [&emit](std::string_view text) { emit({{"type", "print"}, {"text", std::string(text)}}); };
     auto session = Session::open(p->program, so);

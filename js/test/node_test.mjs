@@ -112,6 +112,8 @@ await test('run mlp (train): output bits, hash and prints of native rung run --b
   assert.equal(hex(out.data), hex(mlpNative.bytes.result));
   assert.equal(out.sha3_256, mlpNative.json.outputs[0].sha3_256);
   assert.equal(events.filter((e) => e.type === 'print').map((e) => e.text).join(''), mlpNative.prints);
+  assert.equal(result.record.entry, 'train');
+  assert.ok(JSON.stringify(result.record).includes(mlpNative.json.outputs[0].sha3_256), 'the record names the output hash');
   const progress = events.filter((e) => e.type === 'progress');
   assert.ok(progress.some((e) => e.phase === '[train] for loop' && e.total === 200 && e.done > 0), 'no progress of the training loop');
   assert.ok(progress.some((e) => e.phase === '[train] for loop' && e.finished && e.done === 200), 'no final progress event of the loop');
