@@ -148,7 +148,7 @@ await test('cancellation: an abort at the first print stops the run with M0012 b
   assert.ok(!events.some((e) => e.type === 'print' && e.text.startsWith('step 50')), 'the run went on after the abort');
 });
 
-await test('bad requests are coded diagnostics: wrong byte length M0007, missing input, released program M0041', async () => {
+await test('bad requests are coded diagnostics: wrong byte length M0007, missing input M0002, released program M0041, no tier E2301, plan without budget L0004', async () => {
   const args = centerArgs();
   const short = { ...args, x: { ...args.x, data: args.x.data.slice(4) } };
   const e1 = (await collect(engine.run(center, short))).at(-1);
@@ -160,7 +160,8 @@ await test('bad requests are coded diagnostics: wrong byte length M0007, missing
   const p = await engine.compile(mlpText);
   assert.equal(await engine.release(p), true);
   await assert.rejects(engine.show(p, 'block'), (err) => err.diagnostics[0].code === 'M0041');
-  await assert.rejects(engine.compile('module x;\nexport fn f() -> f32 { 1.0 }\n'), (err) => err.diagnostics.length > 0);
+  await assert.rejects(engine.compile('module x;\nexport fn f() -> f32 { 1.0 }\n'), (err) => err.diagnostics[0].code === 'E2301');  // no tier
+  await assert.rejects(engine.plan(mlp, { device: 'cpu' }), (err) => err.diagnostics[0].code === 'L0004');
 });
 
 // docs/wasm-js.md's example, run as written against the staged package.
