@@ -77,8 +77,22 @@ export class EngineCore {
         m.HEAPU8.set(bytes, ptr);
         inputs.push({ name, dtype: t.dtype, shape: t.shape, ptr, bytes: bytes.byteLength });
       }
-      m.onRungEvent = (text) => (onEvent ? onEvent(JSON.parse(text)) === true : false);
+      // A handler that throws must not unwind through the engine's C++ frames: the run is
+      // cancelled instead, and the reply says why (M0043).
+      let thrown = null;
+      m.onRungEvent = (text) => {
+        try {
+          return onEvent ? onEvent(JSON.parse(text)) === true : false;
+        } catch (err) {
+          thrown = thrown ?? err;
+          return true;
+        }
+      };
       const reply = this.call('_rung_engine_run', program, { entry: o?.entry, backend: o?.backend ?? 'cpu', receipts: o?.receipts ?? 'conform', inputs });
+      if (thrown) {
+        if (reply.ok) this.release(reply.result);
+        return { ok: false, diagnostics: [diagnostic('M0043', `the run was stopped: an event handler threw: ${thrown && thrown.message ? thrown.message : String(thrown)}`)] };
+      }
       if (!reply.ok) return reply;
       const outputs = {};
       for (const out of reply.outputs) {

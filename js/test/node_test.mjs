@@ -148,6 +148,15 @@ await test('cancellation: an abort at the first print stops the run with M0012 b
   assert.ok(!events.some((e) => e.type === 'print' && e.text.startsWith('step 50')), 'the run went on after the abort');
 });
 
+await test('an onEvent handler that throws stops the run with M0043 (the engine serves on)', async () => {
+  const events = await collect(engine.run(mlp, {}, { onEvent: (e) => { if (e.type === 'print') throw new Error('handler bug'); } }));
+  const last = events.at(-1);
+  assert.equal(last.type, 'error');
+  assert.equal(last.diagnostics[0].code, 'M0043');
+  assert.match(last.diagnostics[0].message, /handler bug/);
+  assert.ok((await engine.show(mlp, 'block')).length > 0);
+});
+
 await test('bad requests are coded diagnostics: wrong byte length M0007, missing input M0002, released program M0041, no tier E2301, plan without budget L0004', async () => {
   const args = centerArgs();
   const short = { ...args, x: { ...args.x, data: args.x.data.slice(4) } };
