@@ -15,9 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <rung/inspect.h>
-#include <rung/plan.h>
-#include <rung/rung.hpp>
+#include <rung/rung.hpp>  // Module, Program, Session, check, show, plan_memory
 
 using nlohmann::json;
 
