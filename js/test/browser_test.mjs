@@ -55,5 +55,14 @@ for (const isolate of [true, false]) {
     console.log(`FAIL chromium (${label}): ${err.stack ?? err}`);
   }
 }
+try {
+  const r = await runInBrowser({ chromium, playwright, mounts: { '/pkg/': pkg, '/test/': path.join(root, 'js/test') },
+    module: '/test/pages/harness_page.mjs', args: { n: 21, wasm: '/pkg/dist/rung_engine.wasm' } });
+  assert.deepEqual(r.value, { twice: 42, exports: ['rung_engine_check', 'rung_engine_compile', 'rung_engine_plan', 'rung_engine_release', 'rung_engine_run', 'rung_engine_show'] });
+  console.log('PASS chromium harness: a page module\'s value returned; a served .wasm streams with its exports');
+} catch (err) {
+  failed += 1;
+  console.log(`FAIL chromium harness: ${err.stack ?? err}`);
+}
 console.log(failed === 0 ? 'chromium: all passed' : `chromium: ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

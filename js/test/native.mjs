@@ -31,7 +31,10 @@ export function nativeCli(rung, env) {
       const j = JSON.parse(r.stdout);
       const bytes = {};
       for (const o of j.outputs) bytes[o.name] = readNpy(o.file).data;
-      return { json: j, prints: r.stderr, bytes };
+      // stderr holds the program's prints and, off a terminal, the CLI's progress lines
+      // (tools/rung/progress_printer.cpp: "conforming N/M: op", "  [f] for loop: ..."), which are not prints.
+      const prints = r.stderr.split(/(?<=\n)/).filter((l) => !/^conforming \d+\/\d+: /.test(l) && !/^  \[[^\]]*\] (for|while) loop/.test(l)).join('');
+      return { json: j, prints, bytes };
     },
   };
 }
