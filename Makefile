@@ -22,7 +22,7 @@ build: configure
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-test: build
+test: build build-wasm
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 clean:
@@ -59,9 +59,12 @@ test-arm64: configure
 	@scripts/test-arm64.sh $(BUILD) build-arm64
 
 # The wasm32 engine (scripts/test-wasm.sh, issue 20): `rung` built with emscripten 3.1.6, run
-# under node 20, must give the x86-64 build's conformance digests (reference and cpu). Builds
-# only `rung` (x86-64 and a lean single-threaded wasm32 build); not part of `make test` yet.
-.PHONY: test-wasm
+# under node 20, must give the x86-64 build's conformance digests (reference and cpu) and
+# example hashes. make test builds it and runs the check as ctest wasm.engine; make test-wasm
+# builds both and runs it alone.
+.PHONY: build-wasm test-wasm
+build-wasm: setup
+	@scripts/build-wasm.sh build-wasm $(JOBS)
 test-wasm: configure
 	@scripts/test-wasm.sh $(BUILD) build-wasm
 
