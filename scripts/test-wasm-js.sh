@@ -3,8 +3,9 @@
 # ES module `rung_engine` in the wasm32 build, stages the package (js/ + dist/), and holds it to
 # the native x86-64 CLI under node (js/test/node_test.mjs) and in Debian's chromium through a
 # Web Worker (js/test/browser_test.mjs, playwright-core from npm, installed into
-# WASM_BUILD_DIR/js-test on first use). A missing tool is a loud SKIP of that part (exit 0),
-# or a failure with RUNG_WASM_JS_REQUIRE=1.
+# WASM_BUILD_DIR/js-test on first use). A missing tool or module is a loud SKIP (exit 77, as
+# ctest's wasm.js expects; the parts that could run still ran), or a failure with
+# RUNG_WASM_JS_REQUIRE=1.
 # Usage: scripts/test-wasm-js.sh [X86_BUILD_DIR (default build)] [WASM_BUILD_DIR (default build-wasm)]
 #   RUNG_WASM_NO_BUILD=1  take both builds as they are
 #   RUNG_CHROMIUM=PATH    the browser (default /usr/bin/chromium)
@@ -18,9 +19,10 @@ playwright_version=1.65.2
 skip() {
   echo "test-wasm-js: SKIPPED: $*" >&2
   [[ ${RUNG_WASM_JS_REQUIRE:-0} == 1 ]] && exit 1
-  exit 0
+  exit 77
 }
-for tool in em++ node; do command -v $tool >/dev/null || skip "$tool not found (Debian: apt-get install emscripten nodejs)"; done
+for tool in node wasm-objdump; do command -v $tool >/dev/null || skip "$tool not found (Debian: apt-get install nodejs wabt)"; done
+[[ ${RUNG_WASM_NO_BUILD:-0} == 1 ]] || command -v em++ >/dev/null || skip "em++ not found (Debian: apt-get install emscripten)"
 export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs  # emcc's JS optimizer needs node's acorn
 
 if [[ ${RUNG_WASM_NO_BUILD:-0} != 1 ]]; then
@@ -32,8 +34,21 @@ if [[ ${RUNG_WASM_NO_BUILD:-0} != 1 ]]; then
   cmake --build "$wasm" --target rung_engine
 fi
 for f in rung_engine.mjs rung_engine.wasm; do
-  [[ -f $wasm/js/$f ]] || { echo "test-wasm-js: $wasm/js/$f is missing (build the target rung_engine)"; exit 1; }
+  [[ -f $wasm/js/$f ]] || skip "no $wasm/js/$f (make test-wasm-js builds the target rung_engine)"
 done
+
+fail=0
+# The module, as scripts/test-wasm.sh checks the CLI's: no relaxed SIMD, libm's fmaf/fma
+# neither referenced nor linked (wasm-ld's --trace-symbol lines, kept at link time).
+"$root/scripts/wasm-no-relaxed-simd.sh" "$wasm/js/rung_engine.wasm" || fail=1
+trace=$wasm/js/rung_engine.link-trace.txt
+if [[ ! -f $trace ]]; then
+  echo "FAIL: no link trace $trace (js/CMakeLists.txt asks wasm-ld for it)"; fail=1
+elif grep -E ': (reference to|definition of) fmaf?$' "$trace"; then
+  echo "FAIL: libm's fmaf/fma are linked into rung_engine.wasm (above)"; fail=1
+else
+  echo "rung_engine.wasm: no relaxed-SIMD instruction, no libm fmaf/fma linked"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,17 +59,16 @@ cp -r "$root/js/package.json" "$root/js/index.mjs" "$root/js/index.d.ts" "$root/
 cp "$wasm/js/rung_engine.mjs" "$wasm/js/rung_engine.wasm" "$pkg/dist/"
 echo "test-wasm-js: rung_engine.wasm $(stat -c %s "$pkg/dist/rung_engine.wasm") bytes, rung_engine.mjs $(stat -c %s "$pkg/dist/rung_engine.mjs") bytes"
 
-fail=0
 node "$root/js/test/node_test.mjs" "$x86/tools/rung/rung" "$pkg" "$root" "$tmp" || fail=1
 
-if [[ ! -x $chromium ]]; then
-  skip "browser half: no $chromium (Debian: apt-get install chromium)"
-fi
+# A skip of the browser half after a failure under node is still a failure.
+skip_browser() { [[ $fail == 0 ]] && skip "$@"; echo "test-wasm-js: browser half skipped: $*" >&2; exit 1; }
+[[ -x $chromium ]] || skip_browser "no $chromium (Debian: apt-get install chromium)"
 pw=$wasm/js-test
 if [[ ! -f $pw/node_modules/playwright-core/package.json ]]; then
   mkdir -p "$pw"
   (cd "$pw" && npm install --no-audit --no-fund --silent "playwright-core@$playwright_version") ||
-    skip "browser half: npm could not install playwright-core@$playwright_version"
+    skip_browser "npm could not install playwright-core@$playwright_version"
 fi
 NODE_PATH=$pw/node_modules node "$root/js/test/browser_test.mjs" "$x86/tools/rung/rung" "$pkg" "$root" "$tmp" "$chromium" "$pw/node_modules" || fail=1
 
