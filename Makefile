@@ -84,3 +84,11 @@ test-onnx: build
 	@tests/onnx/node_suite_test.sh $(CURDIR) $(CURDIR)/$(BUILD) --table $(if $(ONNX_UPDATE),--update)
 	@node tests/onnx/ort/run_node_tests.mjs $(BUILD)/onnx-node/node $(BUILD)/onnx-ort >/dev/null
 	@/usr/bin/python3 tests/onnx/judge.py $(BUILD)/onnx-node/node $(BUILD)/onnx-rung --peer $(BUILD)/onnx-ort | tail -4
+
+# The studio (studio/, docs/studio.md): npm ci when needed, the app built with the op
+# catalogue from $(BUILD)'s rung, vitest (document model, command log, share links), then
+# the browser test on Debian's chromium through playwright-core (screenshots in
+# $(BUILD)/studio-test/). Not part of `make test` yet.
+.PHONY: test-studio
+test-studio: build
+	@scripts/test-studio.sh $(BUILD)
