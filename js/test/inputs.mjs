@@ -10,10 +10,10 @@ export function lcgF32(count, seed) {
   return out;
 }
 
-// The arguments of examples/center.workflow.json: x f32[16, 8], w f32[8, 4].
-export function centerArgs() {
+// The arguments of examples/center.workflow.json: x f32[rows, 8], w f32[8, 4].
+export function centerArgs(rows = 16) {
   return {
-    x: { dtype: 'f32', shape: [16, 8], data: lcgF32(16 * 8, 7).buffer },
+    x: { dtype: 'f32', shape: [rows, 8], data: lcgF32(rows * 8, 7).buffer },
     w: { dtype: 'f32', shape: [8, 4], data: lcgF32(8 * 4, 8).buffer },
   };
 }
