@@ -141,6 +141,8 @@ export interface EngineOptions {
 
 export function createEngine(options?: EngineOptions): Promise<RungEngine>;
 
+/** What compile, show and plan throw: the diagnostics, the first one's code and message as the message. */
 export class EngineError extends Error {
+  constructor(diagnostics: Diagnostic[]);
   diagnostics: Diagnostic[];
 }

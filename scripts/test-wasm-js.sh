@@ -15,6 +15,7 @@ x86=$(realpath -m "${1:-$root/build}")
 wasm=$(realpath -m "${2:-$root/build-wasm}")
 chromium=${RUNG_CHROMIUM:-/usr/bin/chromium}
 playwright_version=1.65.2
+typescript_version=5.9.3
 
 skip() {
   echo "test-wasm-js: SKIPPED: $*" >&2
@@ -65,10 +66,18 @@ node "$root/js/test/node_test.mjs" "$x86/tools/rung/rung" "$pkg" "$root" "$tmp" 
 skip_browser() { [[ $fail == 0 ]] && skip "$@"; echo "test-wasm-js: browser half skipped: $*" >&2; exit 1; }
 [[ -x $chromium ]] || skip_browser "no $chromium (Debian: apt-get install chromium)"
 pw=$wasm/js-test
-if [[ ! -f $pw/node_modules/playwright-core/package.json ]]; then
+if [[ ! -f $pw/node_modules/playwright-core/package.json || ! -f $pw/node_modules/typescript/package.json ]]; then
   mkdir -p "$pw"
-  (cd "$pw" && npm install --no-audit --no-fund --silent "playwright-core@$playwright_version") ||
-    skip_browser "npm could not install playwright-core@$playwright_version"
+  (cd "$pw" && npm install --no-audit --no-fund --silent "playwright-core@$playwright_version" "typescript@$typescript_version") ||
+    skip_browser "npm could not install playwright-core@$playwright_version and typescript@$typescript_version"
+fi
+# index.d.ts against its use: tsc resolves @rung/engine in the staged node_modules.
+cp "$root/js/test/types_check.ts" "$tmp/types_check.ts"
+if (cd "$tmp" && "$pw/node_modules/.bin/tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext \
+      --lib es2022,dom types_check.ts); then
+  echo "PASS index.d.ts: js/test/types_check.ts type-checks (tsc --strict)"
+else
+  echo "FAIL index.d.ts: js/test/types_check.ts does not type-check"; fail=1
 fi
 NODE_PATH=$pw/node_modules node "$root/js/test/browser_test.mjs" "$x86/tools/rung/rung" "$pkg" "$root" "$tmp" "$chromium" "$pw/node_modules" || fail=1
 
