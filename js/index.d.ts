@@ -83,6 +83,8 @@ export interface RunOptions {
   entry?: string;
   backend?: 'cpu' | 'reference';
   receipts?: 'conform' | 'require' | 'ignore';
+  /** Seconds between a loop's progress events (default 1; a shorter loop reports nothing; 0: every iteration). */
+  progressInterval?: number;
   /** Read at every progress and print event; see docs/wasm-js.md for node and browsers. */
   signal?: AbortSignal;
   /** Called synchronously with each event (under node: the place to abort from). */

@@ -178,7 +178,7 @@ class RungEngine {
 
   // Runs an entry: yields {type: 'start' | 'progress' | 'print'} events as the run goes, then
   // one {type: 'result', outputs, ...} or {type: 'error', diagnostics} (M0012: cancelled).
-  // o: {entry, backend, receipts, signal (AbortSignal), onEvent (called synchronously), transfer}.
+  // o: {entry, backend, receipts, progressInterval, signal (AbortSignal), onEvent (called synchronously), transfer}.
   run(p, args, o = {}) {
     const queue = [];
     let wake = null;
@@ -189,7 +189,7 @@ class RungEngine {
     };
     const handle = this.handleOf(p);
     const transfer = o.transfer ? Object.values(args ?? {}).map((t) => (t.data instanceof ArrayBuffer ? t.data : t.data.buffer)) : [];
-    const options = { entry: o.entry, backend: o.backend, receipts: o.receipts };
+    const options = { entry: o.entry, backend: o.backend, receipts: o.receipts, progressInterval: o.progressInterval };
     const done = this.link.request('run', { program: handle, args, options }, push, o.signal, transfer).then(
       (reply) => {
         const { ok, diagnostics, ...rest } = reply;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the lean wasm32 `rung` CLI with Debian's emscripten 3.1.6 (scripts/wasm32-emscripten.cmake;
-# no tests, no GPU backends, no ONNX importer, no Python module) into WASM_BUILD_DIR/tools/rung/
-# rung.js + rung.wasm, run under node by scripts/test-wasm.sh (make test's wasm.engine).
+# Builds the lean wasm32 engine with Debian's emscripten 3.1.6 (scripts/wasm32-emscripten.cmake;
+# no tests, no GPU backends, no ONNX importer, no Python module): the `rung` CLI for node
+# (WASM_BUILD_DIR/tools/rung/rung.js + rung.wasm; scripts/test-wasm.sh, make test's wasm.engine)
+# and, single-threaded, the ES module of the JS face (js/rung_engine.mjs + .wasm;
+# scripts/test-wasm-js.sh, wasm.js).
 # Usage: scripts/build-wasm.sh [WASM_BUILD_DIR (default build-wasm)] [JOBS (default nproc)] [threads]
 #   threads: the pthread build (RUNG_WASM_THREADS=ON; SharedArrayBuffer, 4 pooled workers)
 set -euo pipefail
@@ -18,4 +20,6 @@ export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs
     -DCMAKE_TOOLCHAIN_FILE="$root/scripts/wasm32-emscripten.cmake" \
     -DRUNG_TESTS=OFF -DRUNG_BACKEND_CUDA=OFF -DRUNG_BACKEND_WEBGPU=OFF -DRUNG_ONNX=OFF -DRUNG_PYTHON=OFF \
     -DRUNG_WASM_THREADS=$threads >/dev/null
-cmake --build "$wasm" --target rung -j "$jobs"
+targets=(rung)
+[[ $threads == ON ]] || targets+=(rung_engine)
+cmake --build "$wasm" --target "${targets[@]}" -j "$jobs"

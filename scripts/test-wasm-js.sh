@@ -24,15 +24,10 @@ skip() {
 }
 for tool in node wasm-objdump; do command -v $tool >/dev/null || skip "$tool not found (Debian: apt-get install nodejs wabt)"; done
 [[ ${RUNG_WASM_NO_BUILD:-0} == 1 ]] || command -v em++ >/dev/null || skip "em++ not found (Debian: apt-get install emscripten)"
-export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs  # emcc's JS optimizer needs node's acorn
 
 if [[ ${RUNG_WASM_NO_BUILD:-0} != 1 ]]; then
   cmake --build "$x86" --target rung
-  [[ -f $wasm/CMakeCache.txt ]] ||
-    cmake -S "$root" -B "$wasm" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_TOOLCHAIN_FILE="$root/scripts/wasm32-emscripten.cmake" \
-      -DRUNG_TESTS=OFF -DRUNG_BACKEND_CUDA=OFF -DRUNG_BACKEND_WEBGPU=OFF -DRUNG_ONNX=OFF -DRUNG_PYTHON=OFF >/dev/null
-  cmake --build "$wasm" --target rung_engine
+  "$root/scripts/build-wasm.sh" "$wasm"
 fi
 for f in rung_engine.mjs rung_engine.wasm; do
   [[ -f $wasm/js/$f ]] || skip "no $wasm/js/$f (make test-wasm-js builds the target rung_engine)"

@@ -47,6 +47,9 @@ struct SessionOptions {
   std::uint64_t offload_threshold = 0;  // regions with fewer input elements stay on the host (device backends)
   bool shadow = false;              // every region also on the reference; differing ops named (slow)
   ProgressCallback progress;        // empty: silent; called on the calling thread
+  // A loop reports at most once an interval while it runs, and once at its end if it reported
+  // at all (a shorter loop stays silent); 0: every iteration.
+  double progress_interval_s = 1.0;
   PrintCallback print;              // empty: prints are discarded
 };
 

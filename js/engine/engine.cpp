@@ -293,6 +293,8 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_run(int handle, const char* request
     so.environment = engine_environment();
     so.write_records = true;  // into the in-memory store; the reply carries the record's JSON
     so.progress = [&emit](const Progress& pr) { emit(progress_json(pr)); };
+    so.progress_interval_s = req->value("progressInterval", 1.0);
+    if (!(so.progress_interval_s >= 0)) return bad_request("progressInterval is a number of seconds >= 0");
     so.print = [&emit](std::string_view text) { emit({{"type", "print"}, {"text", std::string(text)}}); };
     auto session = Session::open(p->program, so);
     all.append(session.diagnostics());

@@ -88,7 +88,7 @@ export class EngineCore {
           return true;
         }
       };
-      const reply = this.call('_rung_engine_run', program, { entry: o?.entry, backend: o?.backend ?? 'cpu', receipts: o?.receipts ?? 'conform', inputs });
+      const reply = this.call('_rung_engine_run', program, { entry: o?.entry, backend: o?.backend ?? 'cpu', receipts: o?.receipts ?? 'conform', progressInterval: o?.progressInterval ?? 1, inputs });
       if (thrown) {
         if (reply.ok) this.release(reply.result);
         return { ok: false, diagnostics: [diagnostic('M0043', `the run was stopped: an event handler threw: ${thrown && thrown.message ? thrown.message : String(thrown)}`)] };

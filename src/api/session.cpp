@@ -315,6 +315,7 @@ Result<RunResult> Session::run(std::string_view entry_name, const Inputs& inputs
   eo.data_dirs.insert(eo.data_dirs.end(), s.opts.environment.data_path.begin(), s.opts.environment.data_path.end());
   eo.out = &s.printer;
   if (s.opts.progress) eo.progress = [cb = s.opts.progress](const runtime::Progress& p) { cb(public_progress(p)); };
+  eo.progress_interval_s = s.opts.progress_interval_s;
   eo.arg_origins = std::move(origins);
   eo.cancel = ro.cancel;
   std::vector<std::string> reads;
