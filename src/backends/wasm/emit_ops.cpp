@@ -1,0 +1,253 @@
+// The per-op table of the wasm generator: which kernel each opcode calls and how its
+// attributes become constants. Every op here computes what the reference computes, in the
+// reference's order (the kernels say how); f32 is the only floating type for now.
+#include "backends/wasm/emit_ops.h"
+
+#include <algorithm>
+#include <map>
+
+namespace rung::wasm {
+
+namespace {
+
+using Dims = std::vector<std::uint64_t>;
+
+// Unary f32 ops: the functor of ops/numerics/elementwise.h each one calls.
+const std::map<std::string, std::string>& unary_functors() {
+  static const std::map<std::string, std::string> m{
+      {"neg", "Neg"},       {"abs", "Abs"},           {"square", "Square"}, {"sqrt", "Sqrt"}, {"rsqrt", "Rsqrt"},
+      {"reciprocal", "Reciprocal"}, {"relu", "Relu"}, {"floor", "Floor"},   {"ceil", "Ceil"}, {"round", "Round"},
+      {"exp", "Exp"},       {"log", "Log"},           {"sin", "Sin"},       {"cos", "Cos"},   {"tanh", "Tanh"},
+      {"sigmoid", "Sigmoid"}, {"silu", "Silu"},       {"erf", "Erf"},       {"asin", "Asin"}, {"acos", "Acos"},
+      {"atan", "Atan"}};
+  return m;
+}
+// Binary f32 ops (f32 result) and comparisons (bool result).
+const std::map<std::string, std::string>& binary_functors() {
+  static const std::map<std::string, std::string> m{{"add", "Add"},         {"sub", "Sub"},         {"mul", "Mul"},
+                                                    {"div", "Div"},         {"maximum", "Maximum"}, {"minimum", "Minimum"},
+                                                    {"pow", "Pow"}};
+  return m;
+}
+const std::map<std::string, std::string>& compare_functors() {
+  static const std::map<std::string, std::string> m{{"eq", "Eq"}, {"ne", "Ne"}, {"lt", "Lt"},
+                                                    {"le", "Le"}, {"gt", "Gt"}, {"ge", "Ge"}};
+  return m;
+}
+const std::vector<std::string>& other_opcodes() {
+  static const std::vector<std::string> v{"const", "where", "cast", "sum", "mean", "max", "min", "softmax", "log_softmax",
+                                          "matmul", "linear", "reshape", "transpose", "broadcast_to", "iota"};
+  return v;
+}
+
+std::uint64_t count(const Dims& d) {
+  std::uint64_t n = 1;
+  for (auto x : d) n *= x;
+  return n;
+}
+
+std::string ptr(const char* type, const ArenaTensor& t) {
+  return std::string("P<") + type + ">(" + std::to_string(t.offset) + ")";
+}
+
+// A file-scope table of u32 (at least one entry: C++ has no empty arrays).
+std::string table(CodeSink& sink, const Dims& values) {
+  std::string name = "k" + std::to_string(sink.next_id++);
+  std::string s = "static const wk::u32 " + name + "[] = {";
+  if (values.empty()) s += "0";
+  for (std::size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+  sink.statics += s + "};\n";
+  return name;
+}
+
+// Row-major strides of `shape` read as broadcast to `out` (numpy's rule, dims aligned at the
+// end): 0 along a dim the operand lacks or has as 1.
+Dims broadcast_strides(const Dims& shape, const Dims& out) {
+  Dims own(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) own[d - 1] = own[d] * shape[d];
+  Dims s(out.size(), 0);
+  std::size_t lead = out.size() - shape.size();
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) s[lead + d] = own[d];
+  return s;
+}
+
+std::optional<std::size_t> axis_of(std::int64_t a, std::size_t rank) {
+  std::int64_t r = static_cast<std::int64_t>(rank);
+  if (a < -r || a >= r) return std::nullopt;
+  return static_cast<std::size_t>(a < 0 ? a + r : a);
+}
+
+bool all_f32(const std::vector<ArenaTensor>& ts) {
+  return std::all_of(ts.begin(), ts.end(), [](const ArenaTensor& t) { return t.dtype == DType::f32; });
+}
+
+std::string type_list(const std::vector<ArenaTensor>& ins) {
+  std::string s;
+  for (const auto& t : ins) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t.dtype));
+  return s.empty() ? "no operands" : s;
+}
+
+std::string line(const std::string& call) { return "  " + call + ";\n"; }
+
+}  // namespace
+
+const std::vector<std::string>& supported_opcodes() {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v = other_opcodes();
+    for (const auto* m : {&unary_functors(), &binary_functors(), &compare_functors()})
+      for (const auto& [op, f] : *m) v.push_back(op);
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return all;
+}
+
+std::optional<std::string> emit_dispatch(const Node& node, const std::vector<ArenaTensor>& ins,
+                                         const std::vector<ArenaTensor>& outs, CodeSink& sink) {
+  const std::string& op = node.opcode;
+  const auto unsupported_types = [&] {
+    return "`" + op + "` has no wasm kernel for " + type_list(ins) + " -> " + type_list(outs) + " (f32 only for now)";
+  };
+  if (op == "const") {
+    const auto& bytes = node.attrs.at("value").as<Bytes>();
+    std::string name = "k" + std::to_string(sink.next_id++);
+    std::string s = "alignas(16) static const unsigned char " + name + "[] = {";
+    if (bytes.empty()) s += "0";
+    for (std::size_t i = 0; i < bytes.size(); ++i) s += (i ? "," : "") + std::to_string(bytes[i]);
+    sink.statics += s + "};\n";
+    if (!bytes.empty())
+      sink.body += line("wk::copy_bytes(" + name + ", arena + " + std::to_string(outs[0].offset) + ", " +
+                        std::to_string(bytes.size()) + ")");
+    return std::nullopt;
+  }
+  if (outs.size() != 1) return "`" + op + "` with " + std::to_string(outs.size()) + " results has no wasm kernel";
+  const ArenaTensor& y = outs[0];
+  const std::string n = std::to_string(count(y.shape));
+  if (auto u = unary_functors().find(op); u != unary_functors().end()) {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    sink.body += line("wk::unary<float, float>(rung::num::" + u->second + "{}, " + ptr("float", ins[0]) + ", " +
+                      ptr("float", y) + ", " + n + ")");
+    return std::nullopt;
+  }
+  auto b = binary_functors().find(op);
+  auto c = compare_functors().find(op);
+  if (b != binary_functors().end() || c != compare_functors().end()) {
+    bool compare = c != compare_functors().end();
+    if (!all_f32(ins) || y.dtype != (compare ? DType::boolean : DType::f32)) return unsupported_types();
+    std::string out_type = compare ? "bool" : "float";
+    std::string functor = compare ? c->second : b->second;
+    sink.body += line("wk::binary<" + out_type + ", float, float>(rung::num::" + functor + "{}, " + ptr("float", ins[0]) +
+                      ", " + ptr("float", ins[1]) + ", " + ptr(out_type.c_str(), y) + ", " + std::to_string(y.shape.size()) +
+                      ", " + table(sink, y.shape) + ", " + table(sink, broadcast_strides(ins[0].shape, y.shape)) + ", " +
+                      table(sink, broadcast_strides(ins[1].shape, y.shape)) + ")");
+    return std::nullopt;
+  }
+  if (op == "where") {
+    if (ins[0].dtype != DType::boolean || ins[1].dtype != DType::f32 || ins[2].dtype != DType::f32) return unsupported_types();
+    sink.body += line("wk::select<float>(" + ptr("bool", ins[0]) + ", " + ptr("float", ins[1]) + ", " + ptr("float", ins[2]) +
+                      ", " + ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " + table(sink, y.shape) + ", " +
+                      table(sink, broadcast_strides(ins[0].shape, y.shape)) + ", " +
+                      table(sink, broadcast_strides(ins[1].shape, y.shape)) + ", " +
+                      table(sink, broadcast_strides(ins[2].shape, y.shape)) + ")");
+    return std::nullopt;
+  }
+  if (op == "cast") {
+    DType from = ins[0].dtype, to = y.dtype;
+    if (from == to) {
+      sink.body += line("wk::copy_bytes(arena + " + std::to_string(ins[0].offset) + ", arena + " + std::to_string(y.offset) +
+                        ", " + std::to_string(y.bytes) + ")");
+    } else if (from == DType::f32 && to == DType::boolean) {
+      sink.body += line("wk::cast_f32_to_bool(" + ptr("float", ins[0]) + ", " + ptr("bool", y) + ", " + n + ")");
+    } else if (from == DType::boolean && to == DType::f32) {
+      sink.body += line("wk::cast_bool_to_f32(" + ptr("bool", ins[0]) + ", " + ptr("float", y) + ", " + n + ")");
+    } else {
+      return unsupported_types();
+    }
+    return std::nullopt;
+  }
+  if (op == "sum" || op == "mean" || op == "max" || op == "min") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const auto& axes = node.attrs.at("axes").as<std::vector<std::int64_t>>();
+    std::uint32_t mask = 0;
+    for (auto a : axes) {
+      auto ax = axis_of(a, ins[0].shape.size());
+      if (!ax) return "`" + op + "` names an axis outside its operand";
+      mask |= 1u << *ax;
+    }
+    if (axes.empty()) mask = ins[0].shape.empty() ? 0 : (1u << ins[0].shape.size()) - 1;  // empty axes: all
+    sink.body += line("wk::reduce_f32<wk::Reduce::" + op + ">(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
+                      std::to_string(ins[0].shape.size()) + ", " + table(sink, ins[0].shape) + ", " + std::to_string(mask) +
+                      "u)");
+    return std::nullopt;
+  }
+  if (op == "softmax" || op == "log_softmax") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    auto ax = axis_of(node.attrs.at("axis").as<std::int64_t>(), ins[0].shape.size());
+    if (!ax) return "`" + op + "` names an axis outside its operand";
+    sink.body += line(std::string("wk::softmax_f32<") + (op == "log_softmax" ? "true" : "false") + ">(" +
+                      ptr("float", ins[0]) + ", " + ptr("float", y) + ", " + std::to_string(ins[0].shape.size()) + ", " +
+                      table(sink, ins[0].shape) + ", " + std::to_string(*ax) + ")");
+    return std::nullopt;
+  }
+  if (op == "matmul") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const Dims &sa = ins[0].shape, &sb = ins[1].shape;
+    Dims batch(y.shape.begin(), y.shape.end() - 2);
+    Dims ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+    bool ta = node.attrs.at("transpose_a").as<bool>(), tb = node.attrs.at("transpose_b").as<bool>();
+    sink.body += line("wk::matmul_f32(" + ptr("float", ins[0]) + ", " + ptr("float", ins[1]) + ", " + ptr("float", y) +
+                      ", wk::MatmulShape{" + std::to_string(sa[sa.size() - 2]) + ", " + std::to_string(sa.back()) + ", " +
+                      std::to_string(sb[sb.size() - 2]) + ", " + std::to_string(sb.back()) + ", " + (ta ? "true" : "false") +
+                      ", " + (tb ? "true" : "false") + ", " + std::to_string(batch.size()) + ", " + table(sink, batch) + ", " +
+                      table(sink, broadcast_strides(ba, batch)) + ", " + table(sink, broadcast_strides(bb, batch)) + "})");
+    return std::nullopt;
+  }
+  if (op == "linear") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    std::uint64_t N = ins[1].shape[0], K = ins[1].shape[1];
+    std::uint64_t rows = count(Dims(ins[0].shape.begin(), ins[0].shape.end() - 1));
+    sink.body += line("wk::linear_f32(" + ptr("float", ins[0]) + ", " + ptr("float", ins[1]) + ", " +
+                      (ins.size() > 2 ? ptr("float", ins[2]) : std::string("nullptr")) + ", " + ptr("float", y) + ", " +
+                      std::to_string(rows) + ", " + std::to_string(N) + ", " + std::to_string(K) + ")");
+    return std::nullopt;
+  }
+  if (op == "reshape") {
+    sink.body += line("wk::copy_bytes(arena + " + std::to_string(ins[0].offset) + ", arena + " + std::to_string(y.offset) +
+                      ", " + std::to_string(y.bytes) + ")");
+    return std::nullopt;
+  }
+  if (op == "transpose" || op == "broadcast_to") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    Dims strides;
+    if (op == "broadcast_to") {
+      strides = broadcast_strides(ins[0].shape, y.shape);
+    } else {
+      const Dims& sx = ins[0].shape;
+      Dims own(sx.size(), 1);
+      for (std::size_t d = sx.size(); d-- > 1;) own[d - 1] = own[d] * sx[d];
+      auto perm = node.attrs.at("perm").as<std::vector<std::int64_t>>();
+      if (perm.empty())
+        for (std::size_t d = sx.size(); d-- > 0;) perm.push_back(static_cast<std::int64_t>(d));
+      for (auto p : perm) {
+        auto ax = axis_of(p, sx.size());
+        if (!ax) return "`transpose` names an axis outside its operand";
+        strides.push_back(own[*ax]);
+      }
+    }
+    sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
+                      std::to_string(y.shape.size()) + ", " + table(sink, y.shape) + ", " + table(sink, strides) + ")");
+    return std::nullopt;
+  }
+  if (op == "iota") {
+    if (y.dtype != DType::f32) return unsupported_types();
+    auto ax = axis_of(node.attrs.at("axis").as<std::int64_t>(), y.shape.size());
+    if (!ax) return "`iota` names an axis outside its result";
+    sink.body += line("wk::iota_f32(" + ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " +
+                      table(sink, y.shape) + ", " + std::to_string(*ax) + ")");
+    return std::nullopt;
+  }
+  return "`" + op + "` has no wasm kernel yet (`rung ops --missing wasm` lists the ops without one)";
+}
+
+}  // namespace rung::wasm

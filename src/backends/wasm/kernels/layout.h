@@ -1,0 +1,26 @@
+// Shape ops as bit copies: reshape (the same bytes), transpose and broadcast_to (a strided
+// walk of the input), and iota (the index along one axis, in f32).
+#pragma once
+
+#include <cstring>
+
+#include "backends/wasm/kernels/base.h"
+
+namespace rung::wasm_kernels {
+
+inline void copy_bytes(const unsigned char* x, unsigned char* y, u32 bytes) { std::memmove(y, x, bytes); }
+
+// y (row-major over `shape`) takes x's element at x's strides permuted or broadcast.
+template <class T> void gather_strided(const T* x, T* y, u32 rank, const u32* shape, const u32* sx) {
+  const u32* strides[1] = {sx};
+  walk<1>(rank, shape, strides, [&](u64 i, const u32* off) { y[i] = canonical(x[off[0]]); });
+}
+
+inline void iota_f32(float* y, u32 rank, const u32* shape, u32 axis) {
+  u32 inner = 1, total = 1;
+  for (u32 d = axis + 1; d < rank; ++d) inner *= shape[d];
+  for (u32 d = 0; d < rank; ++d) total *= shape[d];
+  for (u32 i = 0; i < total; ++i) y[i] = static_cast<float>(i / inner % shape[axis]);
+}
+
+}  // namespace rung::wasm_kernels

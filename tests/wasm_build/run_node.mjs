@@ -1,0 +1,18 @@
+// node run_node.mjs LOADER.mjs MODULE.wasm OUTDIR SEED specials|plain
+// Makes the inputs of the module's signature (harness.mjs), writes them to OUTDIR/in/NAME.npy,
+// runs the module through its generated loader and writes its outputs to OUTDIR/wasm/NAME.npy.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { makeInputs, npyBytes, runModule } from './harness.mjs';
+
+const [loaderPath, wasmPath, outDir, seed, mode] = process.argv.slice(2);
+const loader = await import(pathToFileURL(resolve(loaderPath)).href);
+const inputs = makeInputs(loader.signature, Number(seed), { specials: mode === 'specials' });
+mkdirSync(`${outDir}/in`, { recursive: true });
+mkdirSync(`${outDir}/wasm`, { recursive: true });
+for (const port of loader.signature.inputs)
+  writeFileSync(`${outDir}/in/${port.name}.npy`, npyBytes(port.dtype, port.shape, inputs[port.name]));
+const outputs = await runModule(loader, readFileSync(wasmPath), inputs);
+for (const port of loader.signature.outputs)
+  writeFileSync(`${outDir}/wasm/${port.name}.npy`, npyBytes(port.dtype, port.shape, outputs[port.name]));

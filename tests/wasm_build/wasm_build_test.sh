@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# `rung build --target wasm` against the cpu backend (CTest wasm_build.outputs):
+#   wasm_build_test.sh RUNG SOURCE_DIR WORK_DIR
+# For each case (the static examples' pure entries and tests/wasm_build/programs/ops.rung):
+# build the module, check it (wasm-validate, no imports, no relaxed-SIMD opcode), run it under
+# node through its generated loader on seeded inputs (once with NaN/-0/inf/subnormals mixed
+# in, once plain), run `rung run --backend cpu --tier debug` on the same .npy inputs, and
+# compare every output byte for byte. A second build of one case must give the same bytes.
+# Exits 77 (CTest: skipped, with the reason printed) when a tool the command needs is missing.
+set -euo pipefail
+rung=$1 src=$2 work=$3
+here="$src/tests/wasm_build"
+for tool in clang++-14 wasm-ld node wasm-validate wasm-objdump; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not found (rung build --target wasm and this test need it)"; exit 77; }
+done
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || { echo "SKIP: /usr/bin/python3 has no numpy (python3-numpy)"; exit 77; }
+rm -rf "$work" && mkdir -p "$work"
+
+# FILE ENTRY [--dim N=E ...]
+cases=(
+  "examples/mlp.rung forward --dim B=8"
+  "examples/mlp.rung loss --dim B=8"
+  "examples/digits.rung forward --dim B=5"
+  "examples/digits.rung loss --dim B=3"
+  "tests/wasm_build/programs/ops.rung unary"
+  "tests/wasm_build/programs/ops.rung binary"
+  "tests/wasm_build/programs/ops.rung compare"
+  "tests/wasm_build/programs/ops.rung reduce"
+  "tests/wasm_build/programs/ops.rung big_sum"
+  "tests/wasm_build/programs/ops.rung softmaxes"
+  "tests/wasm_build/programs/ops.rung matmuls"
+  "tests/wasm_build/programs/ops.rung transposed"
+  "tests/wasm_build/programs/ops.rung shapes"
+)
+fail=0 compared=0
+for c in "${cases[@]}"; do
+  read -r file entry dims <<<"$c"
+  name="$(basename "$file" .rung).$entry"
+  dir="$work/$name"
+  mkdir -p "$dir"
+  # The module is built from the file as it is; `rung run` runs exported functions only, so
+  # the cpu side runs a copy with the entry exported (the same program otherwise).
+  cp "$src/$file" "$dir/exported.rung"
+  sed -i -E "s/^fn $entry\\b/export fn $entry/" "$dir/exported.rung"
+  # shellcheck disable=SC2086
+  "$rung" build --target wasm "$src/$file" --entry "$entry" $dims -o "$dir/$entry.wasm" >"$dir/build.txt"
+  wasm-validate "$dir/$entry.wasm"
+  if wasm-objdump -d "$dir/$entry.wasm" | grep -qi relaxed; then
+    echo "FAIL $name: the module holds a relaxed-SIMD opcode"; fail=1
+  fi
+  if wasm-objdump -j Import -x "$dir/$entry.wasm" 2>/dev/null | grep -q ' <- '; then
+    echo "FAIL $name: the module imports something"; fail=1
+  fi
+  for run in "1 specials" "2 plain"; do
+    read -r seed mode <<<"$run"
+    out="$dir/$mode"
+    node "$here/run_node.mjs" "$dir/$entry.mjs" "$dir/$entry.wasm" "$out" "$seed" "$mode"
+    args=()
+    for f in "$out"/in/*.npy; do args+=(--arg "$(basename "$f" .npy)=$f"); done
+    "$rung" run "$dir/exported.rung" --entry "$entry" "${args[@]}" --backend cpu --tier debug --out "$out/cpu" >/dev/null 2>"$out/cpu.log" ||
+      { echo "FAIL $name: rung run failed"; cat "$out/cpu.log"; fail=1; continue; }
+    for w in "$out"/wasm/*.npy; do
+      compared=$((compared + 1))
+      if ! /usr/bin/python3 "$here/compare_npy.py" "$w" "$out/cpu/$(basename "$w")"; then
+        echo "FAIL $name ($mode inputs): differs from the cpu backend"; fail=1
+      fi
+    done
+  done
+  echo "ok   $name: $(stat -c %s "$dir/$entry.wasm") bytes"
+done
+
+# Two builds of one program give the same bytes (and the same loader).
+"$rung" build --target wasm "$src/examples/mlp.rung" --entry loss --dim B=8 -o "$work/again.wasm" >/dev/null
+cmp "$work/again.wasm" "$work/mlp.loss/loss.wasm" || { echo "FAIL: two builds of mlp.loss differ"; fail=1; }
+cmp "$work/again.mjs" "$work/mlp.loss/loss.mjs" || { echo "FAIL: two loaders of mlp.loss differ"; fail=1; }
+[ "$fail" = 0 ] || exit 1
+echo "wasm_build: ${#cases[@]} modules, $compared outputs bit-identical to the cpu backend"
