@@ -45,9 +45,19 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   "$rung" build --target wasm "$src/$file" --entry "$entry" $dims -o "$dir/$entry.wasm" >"$dir/build.txt"
   wasm-validate "$dir/$entry.wasm"
-  if wasm-objdump -d "$dir/$entry.wasm" | grep -qi relaxed; then
-    echo "FAIL $name: the module holds a relaxed-SIMD opcode"; fail=1
-  fi
+  "$src/scripts/wasm-no-relaxed-simd.sh" "$dir/$entry.wasm" || fail=1
+  # The `rung` section names the entry and the ExecPlan `rung plan` makes for it.
+  /usr/bin/python3 "$here/rung_section.py" "$dir/$entry.wasm" >"$dir/section.json"
+  # shellcheck disable=SC2086
+  plan_hash=$("$rung" plan "$src/$file" --entry "$entry" $dims --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["hash"])')
+  /usr/bin/python3 - "$dir/section.json" "$entry" "$plan_hash" <<'PY' || { echo "FAIL $name: the rung section"; fail=1; }
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["abi"] == 1 and s["entry"] == sys.argv[2], s
+assert s["exec_plan"] == sys.argv[3], (s["exec_plan"], sys.argv[3])
+assert s["tier"] in ("debug", "prod", "fast") and s["compiler"].find("clang version 14.") >= 0, s
+assert s["inputs"] and s["outputs"], s
+PY
   if wasm-objdump -j Import -x "$dir/$entry.wasm" 2>/dev/null | grep -q ' <- '; then
     echo "FAIL $name: the module imports something"; fail=1
   fi
