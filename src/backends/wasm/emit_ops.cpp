@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/graph/dtype.h"
+
 namespace rung::wasm {
 
 namespace {
@@ -90,6 +92,15 @@ std::string type_list(const std::vector<ArenaTensor>& ins) {
 
 std::string line(const std::string& call) { return "  " + call + ";\n"; }
 
+// The same elements in another buffer: f32 through canonicalisation (a NaN with a payload
+// leaves as the canonical one, as from every op), other types as bytes.
+std::string copy(const ArenaTensor& x, const ArenaTensor& y) {
+  if (y.dtype == DType::f32)
+    return line("wk::copy_canonical<float>(" + ptr("float", x) + ", " + ptr("float", y) + ", " + std::to_string(count(y.shape)) + ")");
+  return line("wk::copy_bytes(arena + " + std::to_string(x.offset) + ", arena + " + std::to_string(y.offset) + ", " +
+              std::to_string(y.bytes) + ")");
+}
+
 }  // namespace
 
 const std::vector<std::string>& supported_opcodes() {
@@ -154,9 +165,8 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
   }
   if (op == "cast") {
     DType from = ins[0].dtype, to = y.dtype;
-    if (from == to) {
-      sink.body += line("wk::copy_bytes(arena + " + std::to_string(ins[0].offset) + ", arena + " + std::to_string(y.offset) +
-                        ", " + std::to_string(y.bytes) + ")");
+    if (from == to && (to == DType::f32 || to == DType::boolean)) {
+      sink.body += copy(ins[0], y);
     } else if (from == DType::f32 && to == DType::boolean) {
       sink.body += line("wk::cast_f32_to_bool(" + ptr("float", ins[0]) + ", " + ptr("bool", y) + ", " + n + ")");
     } else if (from == DType::boolean && to == DType::f32) {
@@ -213,8 +223,8 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     return std::nullopt;
   }
   if (op == "reshape") {
-    sink.body += line("wk::copy_bytes(arena + " + std::to_string(ins[0].offset) + ", arena + " + std::to_string(y.offset) +
-                      ", " + std::to_string(y.bytes) + ")");
+    if (y.dtype != DType::f32 && !dtype_info(y.dtype).is_integer && y.dtype != DType::boolean) return unsupported_types();
+    sink.body += copy(ins[0], y);
     return std::nullopt;
   }
   if (op == "transpose" || op == "broadcast_to") {

@@ -1,4 +1,4 @@
-// Shape ops as bit copies: reshape (the same bytes), transpose and broadcast_to (a strided
+// Shape ops as bit copies (NaNs canonicalised): reshape (the same elements), transpose and broadcast_to (a strided
 // walk of the input), and iota (the index along one axis, in f32).
 #pragma once
 
@@ -9,6 +9,11 @@
 namespace rung::wasm_kernels {
 
 inline void copy_bytes(const unsigned char* x, unsigned char* y, u32 bytes) { std::memmove(y, x, bytes); }
+
+// A float tensor's copy (reshape, a cast to its own type): NaNs leave canonical, as from every op.
+template <class T> void copy_canonical(const T* x, T* y, u32 n) {
+  for (u32 i = 0; i < n; ++i) y[i] = canonical(x[i]);
+}
 
 // y (row-major over `shape`) takes x's element at x's strides permuted or broadcast.
 template <class T> void gather_strided(const T* x, T* y, u32 rank, const u32* shape, const u32* sx) {
