@@ -37,7 +37,7 @@ class Lowering {
           for (auto a : s.args) args.push_back(slots.at(a));
           auto r = p_.graph.find_region(s.region);
           if (!r) return internal("`" + f->name + "` computes a region that is not in the graph");
-          auto res = region(*r, args);
+          auto res = region(*r, args, f->name);
           if (!res) return std::nullopt;
           std::vector<std::uint32_t> dest;
           for (auto id : s.results) {
@@ -112,9 +112,11 @@ class Lowering {
     return std::nullopt;
   }
 
-  std::optional<std::vector<std::uint32_t>> region(RegionId rid, const std::vector<std::uint32_t>& args) {
+  // `path` names the caller as the planner does ("fn", then "fn / region", ...).
+  std::optional<std::vector<std::uint32_t>> region(RegionId rid, const std::vector<std::uint32_t>& args, const std::string& path) {
     const Graph& g = p_.graph;
     const Region& r = g.region(rid);
+    const std::string here = path + " / " + r.name;
     std::map<NodeId, std::vector<std::uint32_t>> values;
     for (std::size_t i = 0; i < r.params.size() && i < args.size(); ++i) values[r.params[i]] = {args[i]};
     std::set<NodeId> params(r.params.begin(), r.params.end());
@@ -129,9 +131,18 @@ class Lowering {
         }
         std::vector<std::uint32_t> ins;
         for (const auto& in : node.inputs) ins.push_back(values.at(in.node).at(in.output));
-        auto res = region(*callee, ins);
+        auto res = region(*callee, ins, here);
         if (!res) return std::nullopt;
-        values[n] = *res;
+        // The planner frees the callee's results and gives the call's outputs buffers of
+        // their own: the results are copied there.
+        std::vector<std::uint32_t> outs;
+        for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+          auto b = claim(here + ": " + describe_node(g, n) + (node.outputs.size() > 1 ? " output " + std::to_string(i) : ""));
+          if (!b) return std::nullopt;
+          outs.push_back(*b);
+        }
+        store(*res, outs);
+        values[n] = outs;
         continue;
       }
       if (next_dispatch_ >= plan_.dispatches.size() || plan_.dispatches[next_dispatch_].node != n) {
