@@ -1,15 +1,16 @@
 // Inputs for a generated module and its run, with no host API but WebAssembly: the node
 // test (run_node.mjs) and a browser page use this same file.
-//   const inputs = makeInputs(loader.signature, seed, { specials: true });
+//   const inputs = makeInputs(loader.signature, seed, 'specials');   // or 'edges', 'plain' 
 //   const outputs = await runModule(loader, bytesOrUrl, inputs);
 
-// Values a kernel must get right bit for bit: signed zeros, infinities, NaNs (the canonical
-// one and one with a payload, which every output must canonicalise), subnormals, extremes.
-const SPECIAL_F32_BITS = [
-  0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001, 0xffc00123,
-  0x00000001, 0x80000001, 0x007fffff, 0x00400000, 0x80012345, 0x00800000, 0x7f7fffff, 0xff7fffff,
-  0x3f800001, 0x33800000, 0x4b800001,
+// Values a kernel must get right bit for bit. Edges: signed zeros, subnormals, the smallest
+// normals and values one ulp off round numbers. Specials add the infinities, the largest
+// finite values and NaNs (the canonical one, and ones with a payload that every output must canonicalise).
+const EDGE_F32_BITS = [
+  0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00400000, 0x80012345, 0x00800000,
+  0x3f800001, 0xbf7fffff, 0x33800000, 0x4b800001, 0x0d800000, 0x8c000001,
 ];
+const SPECIAL_F32_BITS = [0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001, 0xffc00123, 0x7f7fffff, 0xff7fffff];
 
 // A small deterministic generator (xorshift32), so a failure replays from its seed.
 function rng(seed) {
@@ -22,27 +23,32 @@ function rng(seed) {
   };
 }
 
-function fillF32(n, next, specials) {
+// mode: plain (values in [-2, 2), a few spread over 2^-8 .. 2^8), edges (10% edge values),
+// specials (edges and 1% infinities and NaNs: enough to reach every kernel, few enough that
+// not every reduction is NaN).
+function fillF32(n, next, mode) {
   const bits = new Uint32Array(n);
   const f = new Float32Array(bits.buffer);
   for (let i = 0; i < n; i++) {
-    if (specials && next() < 0.12) {
+    const r = next();
+    if (mode === 'specials' && r < 0.01) {
       bits[i] = SPECIAL_F32_BITS[Math.floor(next() * SPECIAL_F32_BITS.length)];
+    } else if (mode !== 'plain' && r < 0.11) {
+      bits[i] = EDGE_F32_BITS[Math.floor(next() * EDGE_F32_BITS.length)];
     } else {
-      // Mostly O(1) values, some spread over many binades.
-      const scale = next() < 0.8 ? 1 : Math.pow(2, Math.floor(next() * 80) - 40);
+      const scale = next() < 0.9 ? 1 : Math.pow(2, Math.floor(next() * 17) - 8);
       f[i] = (next() * 4 - 2) * scale;
     }
   }
   return f;
 }
 
-export function makeInputs(signature, seed, { specials = true } = {}) {
+export function makeInputs(signature, seed, mode = 'specials') {
   const next = rng(seed);
   const inputs = {};
   for (const port of signature.inputs) {
     const n = port.shape.reduce((a, b) => a * b, 1);
-    if (port.dtype === 'f32') inputs[port.name] = fillF32(n, next, specials);
+    if (port.dtype === 'f32') inputs[port.name] = fillF32(n, next, mode);
     else if (port.dtype === 'bool') inputs[port.name] = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0));
     else throw new Error(`harness: no generator for ${port.dtype} inputs`);
   }

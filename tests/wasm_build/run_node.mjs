@@ -1,4 +1,4 @@
-// node run_node.mjs LOADER.mjs MODULE.wasm OUTDIR SEED specials|plain
+// node run_node.mjs LOADER.mjs MODULE.wasm OUTDIR SEED plain|edges|specials
 // Makes the inputs of the module's signature (harness.mjs), writes them to OUTDIR/in/NAME.npy,
 // runs the module through its generated loader and writes its outputs to OUTDIR/wasm/NAME.npy.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { makeInputs, npyBytes, runModule } from './harness.mjs';
 
 const [loaderPath, wasmPath, outDir, seed, mode] = process.argv.slice(2);
 const loader = await import(pathToFileURL(resolve(loaderPath)).href);
-const inputs = makeInputs(loader.signature, Number(seed), { specials: mode === 'specials' });
+const inputs = makeInputs(loader.signature, Number(seed), mode);
 mkdirSync(`${outDir}/in`, { recursive: true });
 mkdirSync(`${outDir}/wasm`, { recursive: true });
 for (const port of loader.signature.inputs)

@@ -148,19 +148,23 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     if (!all_f32(ins) || y.dtype != (compare ? DType::boolean : DType::f32)) return unsupported_types();
     std::string out_type = compare ? "bool" : "float";
     std::string functor = compare ? c->second : b->second;
+    std::string shape = table(sink, y.shape);
+    std::string sa = table(sink, broadcast_strides(ins[0].shape, y.shape));
+    std::string sb = table(sink, broadcast_strides(ins[1].shape, y.shape));
     sink.body += line("wk::binary<" + out_type + ", float, float>(rung::num::" + functor + "{}, " + ptr("float", ins[0]) +
                       ", " + ptr("float", ins[1]) + ", " + ptr(out_type.c_str(), y) + ", " + std::to_string(y.shape.size()) +
-                      ", " + table(sink, y.shape) + ", " + table(sink, broadcast_strides(ins[0].shape, y.shape)) + ", " +
-                      table(sink, broadcast_strides(ins[1].shape, y.shape)) + ")");
+                      ", " + shape + ", " + sa + ", " + sb + ")");
     return std::nullopt;
   }
   if (op == "where") {
     if (ins[0].dtype != DType::boolean || ins[1].dtype != DType::f32 || ins[2].dtype != DType::f32) return unsupported_types();
+    std::string shape = table(sink, y.shape);
+    std::string sc = table(sink, broadcast_strides(ins[0].shape, y.shape));
+    std::string sa = table(sink, broadcast_strides(ins[1].shape, y.shape));
+    std::string sb = table(sink, broadcast_strides(ins[2].shape, y.shape));
     sink.body += line("wk::select<float>(" + ptr("bool", ins[0]) + ", " + ptr("float", ins[1]) + ", " + ptr("float", ins[2]) +
-                      ", " + ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " + table(sink, y.shape) + ", " +
-                      table(sink, broadcast_strides(ins[0].shape, y.shape)) + ", " +
-                      table(sink, broadcast_strides(ins[1].shape, y.shape)) + ", " +
-                      table(sink, broadcast_strides(ins[2].shape, y.shape)) + ")");
+                      ", " + ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " + shape + ", " + sc + ", " + sa +
+                      ", " + sb + ")");
     return std::nullopt;
   }
   if (op == "cast") {
@@ -206,11 +210,14 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     Dims batch(y.shape.begin(), y.shape.end() - 2);
     Dims ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
     bool ta = node.attrs.at("transpose_a").as<bool>(), tb = node.attrs.at("transpose_b").as<bool>();
+    std::string batch_table = table(sink, batch);
+    std::string a_strides = table(sink, broadcast_strides(ba, batch));
+    std::string b_strides = table(sink, broadcast_strides(bb, batch));
     sink.body += line("wk::matmul_f32(" + ptr("float", ins[0]) + ", " + ptr("float", ins[1]) + ", " + ptr("float", y) +
                       ", wk::MatmulShape{" + std::to_string(sa[sa.size() - 2]) + ", " + std::to_string(sa.back()) + ", " +
                       std::to_string(sb[sb.size() - 2]) + ", " + std::to_string(sb.back()) + ", " + (ta ? "true" : "false") +
-                      ", " + (tb ? "true" : "false") + ", " + std::to_string(batch.size()) + ", " + table(sink, batch) + ", " +
-                      table(sink, broadcast_strides(ba, batch)) + ", " + table(sink, broadcast_strides(bb, batch)) + "})");
+                      ", " + (tb ? "true" : "false") + ", " + std::to_string(batch.size()) + ", " + batch_table + ", " +
+                      a_strides + ", " + b_strides + "})");
     return std::nullopt;
   }
   if (op == "linear") {
@@ -245,8 +252,10 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
         strides.push_back(own[*ax]);
       }
     }
+    std::string shape = table(sink, y.shape);
+    std::string sx = table(sink, strides);
     sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
-                      std::to_string(y.shape.size()) + ", " + table(sink, y.shape) + ", " + table(sink, strides) + ")");
+                      std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
     return std::nullopt;
   }
   if (op == "iota") {
