@@ -29,6 +29,7 @@ cases=(
   "examples/mlp.rung loss --dim B=8"
   "examples/digits.rung forward --dim B=5"
   "examples/digits.rung loss --dim B=3"
+  "examples/transformer_block.rung block_by_hand"
   "tests/wasm_build/programs/ops.rung unary"
   "tests/wasm_build/programs/ops.rung binary"
   "tests/wasm_build/programs/ops.rung compare"
@@ -38,6 +39,7 @@ cases=(
   "tests/wasm_build/programs/ops.rung matmuls"
   "tests/wasm_build/programs/ops.rung transposed"
   "tests/wasm_build/programs/ops.rung shapes"
+  "tests/wasm_build/programs/ops.rung slices"
 )
 fail=0 compared=0
 for c in "${cases[@]}"; do

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "ir/graph/dtype.h"
+#include "ops/attrs.h"
+#include "ops/slice_bounds.h"
 
 namespace rung::wasm {
 
@@ -38,7 +40,8 @@ const std::map<std::string, std::string>& compare_functors() {
 }
 const std::vector<std::string>& other_opcodes() {
   static const std::vector<std::string> v{"const", "where", "cast", "sum", "mean", "max", "min", "softmax", "log_softmax",
-                                          "matmul", "linear", "reshape", "transpose", "broadcast_to", "iota"};
+                                          "matmul", "linear", "reshape", "transpose", "broadcast_to", "iota",
+                                          "slice", "concat"};
   return v;
 }
 
@@ -88,6 +91,13 @@ std::string type_list(const std::vector<ArenaTensor>& ins) {
   std::string s;
   for (const auto& t : ins) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t.dtype));
   return s.empty() ? "no operands" : s;
+}
+
+// Row-major strides of a shape.
+Dims row_major(const Dims& shape) {
+  Dims own(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) own[d - 1] = own[d] * shape[d];
+  return own;
 }
 
 std::string line(const std::string& call) { return "  " + call + ";\n"; }
@@ -256,6 +266,40 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     std::string sx = table(sink, strides);
     sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
                       std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
+    return std::nullopt;
+  }
+  if (op == "slice") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    // ops::slice_axes resolves the bounds as the reference does; a negative step is a
+    // negative stride (modulo 2^32, as the kernel's offsets are).
+    std::vector<ops::SliceAxis> axes = ops::slice_axes(ins[0].shape, ops::Attrs(node.attrs));
+    Dims own = row_major(ins[0].shape), strides;
+    std::uint64_t base = 0;
+    for (std::size_t d = 0; d < axes.size(); ++d) {
+      if (axes[d].count > 0) base += static_cast<std::uint64_t>(axes[d].start) * own[d];
+      strides.push_back(static_cast<std::uint32_t>(static_cast<std::int64_t>(own[d]) * axes[d].step));
+    }
+    std::string shape = table(sink, y.shape);
+    std::string sx = table(sink, strides);
+    if (count(y.shape) > 0)
+      sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + " + " + std::to_string(base) + ", " +
+                        ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
+    return std::nullopt;
+  }
+  if (op == "concat") {
+    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    auto ax = axis_of(node.attrs.at("axis").as<std::int64_t>(), y.shape.size());
+    if (!ax) return "`concat` names an axis outside its result";
+    Dims own = row_major(y.shape);
+    std::string sy = table(sink, own);
+    std::uint64_t at = 0;
+    for (const auto& x : ins) {
+      std::string shape = table(sink, x.shape);
+      if (count(x.shape) > 0)
+        sink.body += line("wk::scatter_strided<float>(" + ptr("float", x) + ", " + ptr("float", y) + " + " +
+                          std::to_string(at * own[*ax]) + ", " + std::to_string(x.shape.size()) + ", " + shape + ", " + sy + ")");
+      at += x.shape[*ax];
+    }
     return std::nullopt;
   }
   if (op == "iota") {
