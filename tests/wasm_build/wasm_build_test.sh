@@ -40,6 +40,7 @@ cases=(
   "tests/wasm_build/programs/ops.rung transposed"
   "tests/wasm_build/programs/ops.rung shapes"
   "tests/wasm_build/programs/ops.rung slices"
+  "tests/wasm_build/programs/ops.rung pair"
 )
 fail=0 compared=0
 for c in "${cases[@]}"; do
