@@ -41,6 +41,8 @@ cases=(
   "tests/wasm_build/programs/ops.rung shapes"
   "tests/wasm_build/programs/ops.rung slices"
   "tests/wasm_build/programs/ops.rung pair"
+  "tests/wasm_build/programs/ops.rung halfway"
+  "tests/wasm_build/programs/ops.rung halfway_subnormal"
 )
 fail=0 compared=0
 for c in "${cases[@]}"; do
