@@ -22,6 +22,9 @@ struct WasmBuildOptions {
   std::vector<std::string> dims;    // symbolic dims, "NAME=EXTENT" (every one must be bound)
   std::optional<std::string> tier;  // for a .keg graph that declares none
   std::string compiler = "clang++-14";  // a program in PATH or a path
+  // The most tensor memory the module may hold ("64MiB", bytes; L0008 when malformed): a
+  // larger arena is refused with T0006. Empty: what wasm32 addresses (4 GiB less 16 MiB).
+  std::string budget;
 };
 
 struct WasmBuilt {

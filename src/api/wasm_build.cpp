@@ -42,9 +42,22 @@ std::optional<Lowered> lower(const Source& src, const WasmBuildOptions& a, Diagn
   if (!mp) return std::nullopt;
   auto source = wasm::lower_entry(p, *mp, diags);
   if (!source) return std::nullopt;
-  if (source->arena_bytes > kWasm32ArenaLimit) {
+  std::uint64_t limit = kWasm32ArenaLimit;
+  std::string why = "a wasm32 module addresses at most 4 GiB (less 16 MiB for its code, data and stack)";
+  if (!a.budget.empty()) {
+    auto b = plan::parse_size(a.budget);
+    if (!b) {
+      diags.error("L0008", "--budget expects a size such as 64MiB or 1000000, got `" + a.budget + "`");
+      return std::nullopt;
+    }
+    if (*b < limit) {
+      limit = *b;
+      why = "the budget is " + plan::format_bytes(*b) + " (--budget)";
+    }
+  }
+  if (source->arena_bytes > limit) {
     diags.error("T0006", "entry `" + mp->entry + "` needs " + plan::format_bytes(source->arena_bytes) +
-                             " of tensor memory; a wasm32 module addresses at most 4 GiB");
+                             " of tensor memory; " + why);
     return std::nullopt;
   }
   Lowered l;

@@ -23,6 +23,16 @@ expect T0004 1 "$src/examples/mlp.rung"                                         
 expect T0001 1 "$src/examples/mlp.rung" --entry forward --dim B=2 --cc /nonexistent/clang++-14
 expect T0001 1 "$src/examples/mlp.rung" --entry forward --dim B=2 --cc /bin/true  # runs, but is no clang 14
 expect C0020 2 "$src/examples/mlp.rung" --entry forward --dim B=2 --plan
+expect T0006 1 "$src/examples/mlp.rung" --entry forward --dim B=8 --budget 4KiB   # the arena is 4368 bytes
+expect L0008 1 "$src/examples/mlp.rung" --entry forward --dim B=8 --budget lots
+# --cc and --budget belong to --target wasm: the .keg build refuses them.
+got=0
+"$rung" build "$src/examples/mlp.rung" --cc clang++-14 -o "$work/m.keg" >"$work/out.txt" 2>&1 || got=$?
+if [ "$got" != 2 ] || ! grep -q "\[C0020\]" "$work/out.txt"; then
+  echo "FAIL: rung build --cc without --target wasm gave exit $got"; cat "$work/out.txt"; fail=1
+else
+  echo "ok   C0020: --cc without --target wasm"
+fi
 # No file is left behind by a refused build.
-[ ! -e "$work/m.wasm" ] || { echo "FAIL: a refused build wrote $work/m.wasm"; fail=1; }
+[ ! -e "$work/m.wasm" ] && [ ! -e "$work/m.keg" ] || { echo "FAIL: a refused build wrote a file"; fail=1; }
 exit $fail

@@ -25,6 +25,7 @@ struct BuildArgs {
   BuildOptions o;
   std::string target = "keg";
   std::string compiler = "clang++-14";
+  std::string budget;
 };
 
 int run_build_wasm(const BuildArgs& a, const GlobalOptions& global) {
@@ -33,6 +34,7 @@ int run_build_wasm(const BuildArgs& a, const GlobalOptions& global) {
   w.entry = a.o.entry;
   w.dims = a.o.dims;
   w.compiler = a.compiler;
+  w.budget = a.budget;
   auto built = build_wasm(Source::file(a.file), w);
   if (built)
     std::printf("wrote %s  (%llu bytes; entry %s, arena %llu bytes)  fingerprint %s  exec plan %s\nwrote %s, %s\n",
@@ -77,9 +79,14 @@ RUNG_COMMAND("build", "Check a .rung source and write the program as a .keg file
                               "FILE.mjs and FILE.d.ts (needs clang-14 and wasm-ld; every symbolic dim bound)")
                    ->check(CLI::IsMember({"keg", "wasm"}))->capture_default_str();
                sub.add_option("--cc", a->compiler, "with --target wasm: the clang 14 that compiles the module")->capture_default_str();
+               sub.add_option("--budget", a->budget, "with --target wasm: the most tensor memory the module may hold (64MiB, bytes)");
                // Options of the .keg build that a wasm module has no use for are refused, not ignored.
                sub.parse_complete_callback([a, &sub] {
-                 if (a->target != "wasm") return;
+                 if (a->target != "wasm") {
+                   for (const char* name : {"--cc", "--budget"})
+                     if (sub.count(name) > 0) throw CLI::ValidationError(std::string(name) + " applies to --target wasm only");
+                   return;
+                 }
                  for (const char* name : {"--optimize", "--passes", "--print-after", "--stats", "--plan", "--device"})
                    if (sub.count(name) > 0)
                      throw CLI::ValidationError(std::string(name) + " does not apply to --target wasm (the module is made from the "
