@@ -124,7 +124,9 @@ std::string loader_dts(const ModuleSource& m) {
   s += "export interface Signature {\n  abi: number; module: string; entry: string; fingerprint: string; exec_plan: string;\n"
        "  tier: string; tolerance: string; inputs: Port[]; outputs: Port[]; arena_bytes: number; compiler: string;\n"
        "  flags: string[];\n}\n";
-  s += "export interface Program {\n  readonly signature: Signature;\n  run(inputs: Inputs): Outputs;\n}\n";
+  s += "export interface Program {\n  readonly signature: Signature;\n"
+       "  /** Inputs by name, or in signature order; throws on a wrong type or size. Returns fresh arrays. */\n"
+       "  run(inputs: Inputs | Inputs[keyof Inputs][]): Outputs;\n}\n";
   s += "export declare const signature: Signature;\n";
   s += "export declare function load(source: URL | string | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module): "
        "Promise<Program>;\n";
