@@ -22,7 +22,7 @@ build: configure
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-test: build
+test: build build-wasm
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 clean:
@@ -59,9 +59,12 @@ test-arm64: configure
 	@scripts/test-arm64.sh $(BUILD) build-arm64
 
 # The wasm32 engine (scripts/test-wasm.sh, issue 20): `rung` built with emscripten 3.1.6, run
-# under node 20, must give the x86-64 build's conformance digests (reference and cpu). Builds
-# only `rung` (x86-64 and a lean single-threaded wasm32 build); not part of `make test` yet.
-.PHONY: test-wasm
+# under node 20, must give the x86-64 build's conformance digests (reference and cpu) and
+# example hashes. make test builds it and runs the check as ctest wasm.engine; make test-wasm
+# builds both and runs it alone.
+.PHONY: build-wasm test-wasm
+build-wasm: setup
+	@scripts/build-wasm.sh build-wasm $(JOBS)
 test-wasm: configure
 	@scripts/test-wasm.sh $(BUILD) build-wasm
 
@@ -73,3 +76,11 @@ test-onnx: build
 	@tests/onnx/node_suite_test.sh $(CURDIR) $(CURDIR)/$(BUILD) --table $(if $(ONNX_UPDATE),--update)
 	@node tests/onnx/ort/run_node_tests.mjs $(BUILD)/onnx-node/node $(BUILD)/onnx-ort >/dev/null
 	@/usr/bin/python3 tests/onnx/judge.py $(BUILD)/onnx-node/node $(BUILD)/onnx-rung --peer $(BUILD)/onnx-ort | tail -4
+
+# The studio (studio/, docs/studio.md): npm ci when needed, the app built with the op
+# catalogue from $(BUILD)'s rung, vitest (document model, command log, share links), then
+# the browser test on Debian's chromium through playwright-core (screenshots in
+# $(BUILD)/studio-test/). Not part of `make test` yet.
+.PHONY: test-studio
+test-studio: build
+	@scripts/test-studio.sh $(BUILD)

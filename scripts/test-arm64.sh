@@ -71,27 +71,9 @@ export RUNG_HOME=$tmp/store
 fail=0
 
 # --- 1, 2: the conformance suite ------------------------------------------------------
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {"d": d}))' "$@"; }
-conform_check() {  # NAME X86_JSON ARM_JSON
-  local x a
-  x=$(field "$2" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
-  a=$(field "$3" 'd["outputs_digest"]' 2>/dev/null || echo "(no result)")
-  printf '%s\n  x86-64  %s\n  aarch64 %s  [%s]\n' "$1" "$x" "$a" \
-    "$(field "$3" 'd["device"]' 2>/dev/null || true)"
-  if [[ $x != "$a" || $x == "(no result)" ]]; then
-    echo "FAIL: $1: the outputs differ; ops whose digests differ:"
-    python3 - "$2" "$3" <<'PY' || true
-import json, sys
-x, a = (json.load(open(p)) for p in sys.argv[1:3])
-xd = {r["op"]: r["outputs_digest"] for r in x["reports"]}
-for r in a["reports"]:
-    if xd.get(r["op"]) != r["outputs_digest"]:
-        print("  ", r["op"], [row["dtype"] for row in r["rows"]])
-PY
-    fail=1
-  fi
-  [[ $(field "$3" 'd["pass"]' 2>/dev/null) == True ]] || { echo "FAIL: $1: the aarch64 suite does not pass"; fail=1; }
-}
+TARGET=aarch64
+target_rung() { arm_rung "$@"; }
+. "$root/scripts/cross-check-lib.sh"
 for b in reference cpu; do
   x86_rung conform --backend $b --cases "$cases" --no-receipts --json > "$tmp/x86-$b.json" || true
   arm_rung conform --backend $b --cases "$cases" --no-receipts --json > "$tmp/arm-$b.json" || true
@@ -105,38 +87,7 @@ qemu_cpu=max
 conformed=$(date +%s)
 
 # --- 3: debug-tier examples -----------------------------------------------------------
-python3 - "$tmp" <<'PY'
-import struct, sys
-def save(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % "".join("%d, " % d for d in shape)
-    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % len(values), *values))
-save(sys.argv[1] + "/x.npy", (5, 8), [((i * 37) % 11) / 3.0 - 1.5 for i in range(40)])
-save(sys.argv[1] + "/w.npy", (8, 4), [((i * 13) % 7) / 5.0 - 0.5 for i in range(32)])
-PY
-hashes() { python3 -c 'import json,sys; print(" ".join(o["sha3_256"] for o in json.load(sys.stdin)["outputs"]))' 2>/dev/null || echo "(no result)"; }
-examples=(
-  "center.workflow.json --arg x=$tmp/x.npy --arg w=$tmp/w.npy"
-  "transformer_block.rung"
-  "mlp.rung --tier debug"
-)
-for ex in "${examples[@]}"; do
-  name=${ex%% *}
-  # shellcheck disable=SC2086  # the example's arguments are words
-  x=$(x86_rung run "$root/examples/"$ex --backend reference --json 2>/dev/null | hashes)
-  printf '%-40s x86-64  %s\n' "$name reference" "$x"
-  [[ $x != "(no result)" ]] || { echo "FAIL: $name does not run on x86-64"; fail=1; }
-  for run in "reference 2" "cpu 1" "cpu 2"; do
-    set -- $run
-    # shellcheck disable=SC2086
-    a=$(RUNG_CPU_THREADS=$2 arm_rung run "$root/examples/"$ex --backend "$1" --json 2>/dev/null | hashes)
-    label="$name $1"; [[ $1 == reference ]] || label+=" threads=$2"
-    printf '%-40s aarch64 %s\n' "$label" "$a"
-    [[ $x == "$a" ]] || { echo "FAIL: $name: aarch64 $1 (threads=$2) output hashes differ from x86-64"; fail=1; }
-  done
-done
+example_check "reference 2" "cpu 1" "cpu 2"
 end=$(date +%s)
 
 echo "test-arm64: times: builds $((built - start)) s, conformance $((conformed - built)) s, examples $((end - conformed)) s, total $((end - start)) s"
