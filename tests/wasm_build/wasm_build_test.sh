@@ -43,6 +43,7 @@ cases=(
   "tests/wasm_build/programs/ops.rung pair"
   "tests/wasm_build/programs/ops.rung halfway"
   "tests/wasm_build/programs/ops.rung halfway_subnormal"
+  "tests/wasm_build/programs/ops.rung staged"
 )
 fail=0 compared=0
 for c in "${cases[@]}"; do
