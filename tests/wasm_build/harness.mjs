@@ -12,6 +12,12 @@ const EDGE_F32_BITS = [
 ];
 const SPECIAL_F32_BITS = [0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001, 0xffc00123, 0x7f7fffff, 0xff7fffff];
 
+// The same classes in binary64.
+const EDGE_F64_BITS = [0x0n, 0x8000000000000000n, 0x1n, 0x8000000000000001n, 0x000fffffffffffffn, 0x0010000000000000n,
+  0x3ff0000000000001n, 0xbfefffffffffffffn, 0x3ca0000000000000n];
+const SPECIAL_F64_BITS = [0x7ff0000000000000n, 0xfff0000000000000n, 0x7ff8000000000000n, 0x7ff4000000000001n,
+  0xfff8000000000123n, 0x7fefffffffffffffn];
+
 // A small deterministic generator (xorshift32), so a failure replays from its seed.
 function rng(seed) {
   let s = (seed >>> 0) || 0x9e3779b9;
@@ -43,12 +49,25 @@ function fillF32(n, next, mode) {
   return f;
 }
 
+function fillF64(n, next, mode) {
+  const bits = new BigUint64Array(n);
+  const f = new Float64Array(bits.buffer);
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    if (mode === 'specials' && r < 0.01) bits[i] = SPECIAL_F64_BITS[Math.floor(next() * SPECIAL_F64_BITS.length)];
+    else if (mode !== 'plain' && r < 0.11) bits[i] = EDGE_F64_BITS[Math.floor(next() * EDGE_F64_BITS.length)];
+    else f[i] = (next() * 4 - 2) * (next() < 0.9 ? 1 : Math.pow(2, Math.floor(next() * 17) - 8)) + next() * 2 ** -30;
+  }
+  return f;
+}
+
 export function makeInputs(signature, seed, mode = 'specials') {
   const next = rng(seed);
   const inputs = {};
   for (const port of signature.inputs) {
     const n = port.shape.reduce((a, b) => a * b, 1);
     if (port.dtype === 'f32') inputs[port.name] = fillF32(n, next, mode);
+    else if (port.dtype === 'f64') inputs[port.name] = fillF64(n, next, mode);
     else if (port.dtype === 'bool') inputs[port.name] = Uint8Array.from({ length: n }, () => (next() < 0.5 ? 1 : 0));
     else throw new Error(`harness: no generator for ${port.dtype} inputs`);
   }

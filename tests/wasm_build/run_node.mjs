@@ -31,7 +31,7 @@ const refused = (bad, kind) => {
   throw new Error(`the loader took a bad ${first.name} without a ${kind.name}`);
 };
 refused(inputs[first.name].slice(1), RangeError);
-refused(new Float64Array(inputs[first.name].length), TypeError);
+refused(first.array === 'Float64Array' ? new Float32Array(inputs[first.name].length) : new Float64Array(inputs[first.name].length), TypeError);
 // Running one instance again gives the same outputs (a run never overwrites its inputs).
 const again = program.run(inputs);
 for (const port of loader.signature.outputs) {

@@ -44,6 +44,7 @@ cases=(
   "tests/wasm_build/programs/ops.rung halfway"
   "tests/wasm_build/programs/ops.rung halfway_subnormal"
   "tests/wasm_build/programs/ops.rung staged"
+  "tests/wasm_build/programs/ops.rung wide"
 )
 fail=0 compared=0
 for c in "${cases[@]}"; do

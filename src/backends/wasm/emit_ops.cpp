@@ -38,6 +38,13 @@ const std::map<std::string, std::string>& compare_functors() {
                                                     {"le", "Le"}, {"gt", "Gt"}, {"ge", "Ge"}};
   return m;
 }
+// The unary functors with a binary64 overload in ops/numerics/elementwise.h.
+bool unary_f64(const std::string& op) {
+  static const std::vector<std::string> v{"neg", "abs", "square", "sqrt", "rsqrt", "reciprocal", "relu",
+                                          "floor", "ceil", "round", "exp", "log"};
+  return std::find(v.begin(), v.end(), op) != v.end();
+}
+
 const std::vector<std::string>& other_opcodes() {
   static const std::vector<std::string> v{"const", "where", "cast", "sum", "mean", "max", "min", "softmax", "log_softmax",
                                           "matmul", "linear", "reshape", "transpose", "broadcast_to", "iota",
@@ -87,6 +94,18 @@ bool all_f32(const std::vector<ArenaTensor>& ts) {
   return std::all_of(ts.begin(), ts.end(), [](const ArenaTensor& t) { return t.dtype == DType::f32; });
 }
 
+// The C++ type of a real dtype the kernels take (f32, f64), or null.
+const char* real_type(DType t) { return t == DType::f32 ? "float" : t == DType::f64 ? "double" : nullptr; }
+
+// Every operand and result of one real dtype: its C++ type, else null.
+const char* one_real_type(const std::vector<ArenaTensor>& ins, const std::vector<ArenaTensor>& outs) {
+  const char* t = real_type(outs.at(0).dtype);
+  for (const auto* v : {&ins, &outs})
+    for (const auto& x : *v)
+      if (x.dtype != outs[0].dtype) return nullptr;
+  return t;
+}
+
 std::string type_list(const std::vector<ArenaTensor>& ins) {
   std::string s;
   for (const auto& t : ins) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t.dtype));
@@ -105,8 +124,8 @@ std::string line(const std::string& call) { return "  " + call + ";\n"; }
 // The same elements in another buffer: f32 through canonicalisation (a NaN with a payload
 // leaves as the canonical one, as from every op), other types as bytes.
 std::string copy(const ArenaTensor& x, const ArenaTensor& y) {
-  if (y.dtype == DType::f32)
-    return line("wk::copy_canonical<float>(" + ptr("float", x) + ", " + ptr("float", y) + ", " + std::to_string(count(y.shape)) + ")");
+  if (const char* t = real_type(y.dtype))
+    return line(std::string("wk::copy_canonical<") + t + ">(" + ptr(t, x) + ", " + ptr(t, y) + ", " + std::to_string(count(y.shape)) + ")");
   return line("wk::copy_bytes(arena + " + std::to_string(x.offset) + ", arena + " + std::to_string(y.offset) + ", " +
               std::to_string(y.bytes) + ")");
 }
@@ -128,7 +147,7 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
                                          const std::vector<ArenaTensor>& outs, CodeSink& sink) {
   const std::string& op = node.opcode;
   const auto unsupported_types = [&] {
-    return "`" + op + "` has no wasm kernel for " + type_list(ins) + " -> " + type_list(outs) + " (f32 only for now)";
+    return "`" + op + "` has no wasm kernel for " + type_list(ins) + " -> " + type_list(outs);
   };
   if (op == "const") {
     const auto& bytes = node.attrs.at("value").as<Bytes>();
@@ -146,23 +165,27 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
   const ArenaTensor& y = outs[0];
   const std::string n = std::to_string(count(y.shape));
   if (auto u = unary_functors().find(op); u != unary_functors().end()) {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
-    sink.body += line("wk::unary<float, float>(rung::num::" + u->second + "{}, " + ptr("float", ins[0]) + ", " +
-                      ptr("float", y) + ", " + n + ")");
+    const char* t = one_real_type(ins, outs);
+    if (!t || (y.dtype == DType::f64 && !unary_f64(op))) return unsupported_types();
+    sink.body += line(std::string("wk::unary<") + t + ", " + t + ">(rung::num::" + u->second + "{}, " + ptr(t, ins[0]) + ", " +
+                      ptr(t, y) + ", " + n + ")");
     return std::nullopt;
   }
   auto b = binary_functors().find(op);
   auto c = compare_functors().find(op);
   if (b != binary_functors().end() || c != compare_functors().end()) {
     bool compare = c != compare_functors().end();
-    if (!all_f32(ins) || y.dtype != (compare ? DType::boolean : DType::f32)) return unsupported_types();
-    std::string out_type = compare ? "bool" : "float";
+    const char* t = real_type(ins[0].dtype);
+    if (!t || ins[1].dtype != ins[0].dtype || y.dtype != (compare ? DType::boolean : ins[0].dtype) ||
+        (op == "pow" && ins[0].dtype != DType::f32))
+      return unsupported_types();
+    std::string out_type = compare ? "bool" : t;
     std::string functor = compare ? c->second : b->second;
     std::string shape = table(sink, y.shape);
     std::string sa = table(sink, broadcast_strides(ins[0].shape, y.shape));
     std::string sb = table(sink, broadcast_strides(ins[1].shape, y.shape));
-    sink.body += line("wk::binary<" + out_type + ", float, float>(rung::num::" + functor + "{}, " + ptr("float", ins[0]) +
-                      ", " + ptr("float", ins[1]) + ", " + ptr(out_type.c_str(), y) + ", " + std::to_string(y.shape.size()) +
+    sink.body += line("wk::binary<" + out_type + ", " + t + ", " + t + ">(rung::num::" + functor + "{}, " + ptr(t, ins[0]) +
+                      ", " + ptr(t, ins[1]) + ", " + ptr(out_type.c_str(), y) + ", " + std::to_string(y.shape.size()) +
                       ", " + shape + ", " + sa + ", " + sb + ")");
     return std::nullopt;
   }
@@ -179,7 +202,7 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
   }
   if (op == "cast") {
     DType from = ins[0].dtype, to = y.dtype;
-    if (from == to && (to == DType::f32 || to == DType::boolean)) {
+    if (from == to && (real_type(to) || to == DType::boolean)) {
       sink.body += copy(ins[0], y);
     } else if (from == DType::f32 && to == DType::boolean) {
       sink.body += line("wk::cast_f32_to_bool(" + ptr("float", ins[0]) + ", " + ptr("bool", y) + ", " + n + ")");
@@ -191,7 +214,8 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     return std::nullopt;
   }
   if (op == "sum" || op == "mean" || op == "max" || op == "min") {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const char* t = one_real_type(ins, outs);
+    if (!t) return unsupported_types();
     const auto& axes = node.attrs.at("axes").as<std::vector<std::int64_t>>();
     std::uint32_t mask = 0;
     for (auto a : axes) {
@@ -200,7 +224,7 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
       mask |= 1u << *ax;
     }
     if (axes.empty()) mask = ins[0].shape.empty() ? 0 : (1u << ins[0].shape.size()) - 1;  // empty axes: all
-    sink.body += line("wk::reduce_f32<wk::Reduce::" + op + ">(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
+    sink.body += line("wk::reduce<wk::Reduce::" + op + ", " + t + ">(" + ptr(t, ins[0]) + ", " + ptr(t, y) + ", " +
                       std::to_string(ins[0].shape.size()) + ", " + table(sink, ins[0].shape) + ", " + std::to_string(mask) +
                       "u)");
     return std::nullopt;
@@ -215,7 +239,8 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     return std::nullopt;
   }
   if (op == "matmul") {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const char* t = one_real_type(ins, outs);
+    if (!t) return unsupported_types();
     const Dims &sa = ins[0].shape, &sb = ins[1].shape;
     Dims batch(y.shape.begin(), y.shape.end() - 2);
     Dims ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
@@ -223,7 +248,8 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     std::string batch_table = table(sink, batch);
     std::string a_strides = table(sink, broadcast_strides(ba, batch));
     std::string b_strides = table(sink, broadcast_strides(bb, batch));
-    sink.body += line("wk::matmul_f32(" + ptr("float", ins[0]) + ", " + ptr("float", ins[1]) + ", " + ptr("float", y) +
+    sink.body += line(std::string(y.dtype == DType::f64 ? "wk::matmul_f64(" : "wk::matmul_f32(") + ptr(t, ins[0]) + ", " +
+                      ptr(t, ins[1]) + ", " + ptr(t, y) +
                       ", wk::MatmulShape{" + std::to_string(sa[sa.size() - 2]) + ", " + std::to_string(sa.back()) + ", " +
                       std::to_string(sb[sb.size() - 2]) + ", " + std::to_string(sb.back()) + ", " + (ta ? "true" : "false") +
                       ", " + (tb ? "true" : "false") + ", " + std::to_string(batch.size()) + ", " + batch_table + ", " +
@@ -240,12 +266,13 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     return std::nullopt;
   }
   if (op == "reshape") {
-    if (y.dtype != DType::f32 && !dtype_info(y.dtype).is_integer && y.dtype != DType::boolean) return unsupported_types();
+    if (!real_type(y.dtype) && !dtype_info(y.dtype).is_integer && y.dtype != DType::boolean) return unsupported_types();
     sink.body += copy(ins[0], y);
     return std::nullopt;
   }
   if (op == "transpose" || op == "broadcast_to") {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const char* t = one_real_type(ins, outs);
+    if (!t) return unsupported_types();
     Dims strides;
     if (op == "broadcast_to") {
       strides = broadcast_strides(ins[0].shape, y.shape);
@@ -264,12 +291,13 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     }
     std::string shape = table(sink, y.shape);
     std::string sx = table(sink, strides);
-    sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + ", " + ptr("float", y) + ", " +
+    sink.body += line(std::string("wk::gather_strided<") + t + ">(" + ptr(t, ins[0]) + ", " + ptr(t, y) + ", " +
                       std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
     return std::nullopt;
   }
   if (op == "slice") {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const char* t = one_real_type(ins, outs);
+    if (!t) return unsupported_types();
     // ops::slice_axes resolves the bounds as the reference does; a negative step is a
     // negative stride (modulo 2^32, as the kernel's offsets are).
     std::vector<ops::SliceAxis> axes = ops::slice_axes(ins[0].shape, ops::Attrs(node.attrs));
@@ -282,12 +310,13 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     std::string shape = table(sink, y.shape);
     std::string sx = table(sink, strides);
     if (count(y.shape) > 0)
-      sink.body += line("wk::gather_strided<float>(" + ptr("float", ins[0]) + " + " + std::to_string(base) + ", " +
-                        ptr("float", y) + ", " + std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
+      sink.body += line(std::string("wk::gather_strided<") + t + ">(" + ptr(t, ins[0]) + " + " + std::to_string(base) + ", " +
+                        ptr(t, y) + ", " + std::to_string(y.shape.size()) + ", " + shape + ", " + sx + ")");
     return std::nullopt;
   }
   if (op == "concat") {
-    if (!all_f32(ins) || !all_f32(outs)) return unsupported_types();
+    const char* t = one_real_type(ins, outs);
+    if (!t) return unsupported_types();
     auto ax = axis_of(node.attrs.at("axis").as<std::int64_t>(), y.shape.size());
     if (!ax) return "`concat` names an axis outside its result";
     Dims own = row_major(y.shape);
@@ -296,7 +325,7 @@ std::optional<std::string> emit_dispatch(const Node& node, const std::vector<Are
     for (const auto& x : ins) {
       std::string shape = table(sink, x.shape);
       if (count(x.shape) > 0)
-        sink.body += line("wk::scatter_strided<float>(" + ptr("float", x) + ", " + ptr("float", y) + " + " +
+        sink.body += line(std::string("wk::scatter_strided<") + t + ">(" + ptr(t, x) + ", " + ptr(t, y) + " + " +
                           std::to_string(at * own[*ax]) + ", " + std::to_string(x.shape.size()) + ", " + shape + ", " + sy + ")");
       at += x.shape[*ax];
     }

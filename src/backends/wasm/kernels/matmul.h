@@ -64,6 +64,27 @@ inline void matmul_f32(const float* A, const float* B, float* Y, const MatmulSha
   });
 }
 
+// f64: the same chain in binary64 (num::fma_f64, rung's soft binary64 fma under __wasm__),
+// one output at a time.
+inline void matmul_f64(const double* A, const double* B, double* Y, const MatmulShape& s) {
+  u32 M = s.ta ? s.ca : s.ra, K = s.ta ? s.ra : s.ca, N = s.tb ? s.rb : s.cb;
+  u32 a_row = s.ta ? 1 : s.ca, a_k = s.ta ? s.ca : 1;
+  u32 b_k = s.tb ? 1 : s.cb, b_col = s.tb ? s.cb : 1;
+  u32 mat_a = s.ra * s.ca, mat_b = s.rb * s.cb, mat_y = M * N;
+  const u32* strides[2] = {s.sa, s.sb};
+  walk<2>(s.batch_rank, s.batch, strides, [&](u64 bi, const u32* o) {
+    const double* a = A + o[0] * mat_a;
+    const double* b = B + o[1] * mat_b;
+    double* y = Y + static_cast<u32>(bi) * mat_y;
+    for (u32 i = 0; i < M; ++i)
+      for (u32 j = 0; j < N; ++j) {
+        const double* ai = a + i * a_row;
+        const double* bj = b + j * b_col;
+        y[i * N + j] = canonical(num::dot_chain_f64(K, [&](u64 k) { return ai[k * a_k]; }, [&](u64 k) { return bj[k * b_k]; }));
+      }
+  });
+}
+
 // linear(x, W, b): the chain of each row of x with each row of W ([N, K]), then + b[n] as a
 // separate rounded addition. `bias` may be null.
 inline void linear_f32(const float* X, const float* W, const float* bias, float* Y, u32 rows, u32 N, u32 K) {

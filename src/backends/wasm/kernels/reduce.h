@@ -64,16 +64,18 @@ struct ReduceLayout {
 
 enum class Reduce : u32 { sum, mean, max, min };
 
-template <Reduce kind>
-void reduce_f32(const float* x, float* y, u32 rank, const u32* shape, u32 mask) {
+// T: float or double (the compute type of f32 and f64).
+template <Reduce kind, class T>
+void reduce(const T* x, T* y, u32 rank, const u32* shape, u32 mask) {
   ReduceLayout L(rank, shape, mask);
+  const T inf = static_cast<T>(num::inf_f64());
   L.each_output([&](u32 o, u32 base) {
     auto load = [&](u64 i) { return x[base + L.offset(static_cast<u32>(i))]; };
-    float r;
-    if constexpr (kind == Reduce::sum || kind == Reduce::mean) r = num::canonical_reduce<float>(L.count, load, num::Add{}, 0.0f);
-    else if constexpr (kind == Reduce::max) r = num::canonical_reduce<float>(L.count, load, num::Maximum{}, -num::inf_f32());
-    else r = num::canonical_reduce<float>(L.count, load, num::Minimum{}, num::inf_f32());
-    if constexpr (kind == Reduce::mean) r = r / static_cast<float>(L.count);
+    T r;
+    if constexpr (kind == Reduce::sum || kind == Reduce::mean) r = num::canonical_reduce<T>(L.count, load, num::Add{}, T(0));
+    else if constexpr (kind == Reduce::max) r = num::canonical_reduce<T>(L.count, load, num::Maximum{}, -inf);
+    else r = num::canonical_reduce<T>(L.count, load, num::Minimum{}, inf);
+    if constexpr (kind == Reduce::mean) r = r / static_cast<T>(L.count);
     y[o] = canonical(r);
   });
 }
