@@ -1,6 +1,6 @@
 // The per-op table of the wasm generator: which kernel each opcode calls and how its
 // attributes become constants. Every op here computes what the reference computes, in the
-// reference's order (the kernels say how); f32 is the only floating type for now.
+// reference's order (the kernels say how): f32, and f64 where the functors and kernels have it.
 #include "backends/wasm/emit_ops.h"
 
 #include <algorithm>
