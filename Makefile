@@ -68,6 +68,14 @@ build-wasm: setup
 test-wasm: configure
 	@scripts/test-wasm.sh $(BUILD) build-wasm
 
+# The JS face of the wasm engine (scripts/test-wasm-js.sh, docs/wasm-js.md): the ES module
+# rung_engine built in build-wasm, the js/ package held to the native CLI under node and in
+# Debian's chromium (playwright-core from npm, installed into build-wasm/js-test). Missing
+# emcc, node or chromium is a loud SKIP (the script's 77, which make takes as no failure).
+.PHONY: test-wasm-js
+test-wasm-js: configure
+	@scripts/test-wasm-js.sh $(BUILD) build-wasm || [ $$? = 77 ]
+
 # The ONNX backend node tests (docs/onnx-suite.md): every test imported and run on rung's cpu
 # backend in tier debug, its table (verdict, reason, max ulp) and the summary; the peer
 # (onnxruntime-node) on the same tests beside it. ONNX_UPDATE=1 rewrites the expectations.

@@ -3,8 +3,9 @@
 // increasing order from +0 (or, with `accumulate`, from C's value): the first k-block starts
 // the tile at zero, later k-blocks load the tile from C and continue the chain, so blocking
 // never reassociates anything.
-// Targets without a fused multiply-add (HWY_NATIVE_FMA 0: SSSE3, SSE4, scalar, WASM) take the
+// Targets without a fused multiply-add (HWY_NATIVE_FMA 0: SSSE3, SSE4, scalar) take the
 // fma per lane from num::fma_f32 (correct, slower): a separate multiply and add would round twice.
+// WASM's f32 GEMM is its own exact kernel (wasm/exact_gemm.h: f64x2 lanes and a midpoint test).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/cpu/simd_gemm.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -16,6 +17,9 @@
 
 #include "backends/cpu/simd.h"
 #include "ops/numerics/ieee.h"
+#if HWY_TARGET == HWY_WASM
+#include "backends/cpu/wasm/exact_gemm.h"
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace rung::cpu::simd {
@@ -324,7 +328,14 @@ void GemmT(size_t M, size_t N, size_t K, const T* a, size_t a_rs, size_t a_ks, c
 
 void GemmF32(size_t M, size_t N, size_t K, const float* a, size_t a_rs, size_t a_ks, const float* b, size_t b_ks,
              size_t b_cs, float* c, size_t ldc, bool accumulate) {
+#if HWY_TARGET == HWY_WASM
+  // The packing buffers live as long as the thread, as GemmT's do.
+  thread_local hwy::AlignedFreeUniquePtr<double[]> pa = hwy::AllocateAligned<double>(wasm_gemm::kPackedAElems);
+  thread_local hwy::AlignedFreeUniquePtr<double[]> pb = hwy::AllocateAligned<double>(wasm_gemm::kPackedBElems);
+  wasm_gemm::gemm_f32(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate, pa.get(), pb.get());
+#else
   GemmT(M, N, K, a, a_rs, a_ks, b, b_ks, b_cs, c, ldc, accumulate);
+#endif
 }
 void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t a_ks, const double* b, size_t b_ks,
              size_t b_cs, double* c, size_t ldc, bool accumulate) {
@@ -342,7 +353,11 @@ void GemmF64(size_t M, size_t N, size_t K, const double* a, size_t a_rs, size_t 
     }
 #endif
 }
+#if HWY_TARGET == HWY_WASM
+size_t NrF32() { return wasm_gemm::kNR; }
+#else
 size_t NrF32() { return NrOf<float>(); }
+#endif
 #if HWY_HAVE_FLOAT64
 size_t NrF64() { return NrOf<double>(); }
 #else
