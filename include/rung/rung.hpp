@@ -16,3 +16,4 @@
 #include "rung/inspect.h"
 #include "rung/plan.h"
 #include "rung/registry.h"
+#include "rung/wasm.h"
