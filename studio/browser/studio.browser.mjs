@@ -4,6 +4,8 @@
 // URL and reopened in a fresh context to the same canonical bytes; a dropped file with an
 // unknown op is drawn unresolved. Waits poll; no fixed sleeps. Screenshots go to OUT_DIR.
 // Usage: node browser/studio.browser.mjs [OUT_DIR]   (dist/ must be built)
+// With RUNG set (scripts/test-studio.sh) the app in STUDIO_APP (default dist/) is served by
+// `$RUNG studio`; without it by scripts/serve.mjs.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -38,7 +40,11 @@ async function poll(fn, pred, timeoutMs = 10000) {
 }
 
 function startServer() {
-  const child = spawn(process.execPath, [resolve(here, "../scripts/serve.mjs"), resolve(here, "../dist"), "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const app = resolve(process.env.STUDIO_APP ?? resolve(here, "../dist"));
+  const [cmd, args] = process.env.RUNG
+    ? [process.env.RUNG, ["studio", "--port", "0", "--app", app]]
+    : [process.execPath, [resolve(here, "../scripts/serve.mjs"), app, "0"]];
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((ok, fail) => {
     let text = "";
     child.stdout.on("data", (d) => {
