@@ -15,10 +15,13 @@ const OPTIONS = {
   "elk.layered.spacing.nodeNodeBetweenLayers": "80",
   "elk.spacing.nodeNode": "30",
   "elk.portConstraints": "FIXED_SIDE",
-  // Speed over polish, so that 1,000 boxes lay out in about 1.5 s on 2 cores (default
-  // thoroughness and Brandes-Koepf placement took about 6 s on the 1,000-node grid).
+  // Speed over polish: on the 1,000-node grid, warm in node, the defaults took 6 s and these
+  // 1.6 s (a first, cold layout still takes 3-6 s: bench/studio/RESULTS-studio.md).
   "elk.layered.thoroughness": "1",
   "elk.layered.nodePlacement.strategy": "SIMPLE",
+  // Only the positions are used (React Flow draws the edges): the cheapest routing
+  // (orthogonal routing took a further 1.3 s of a cold 4.7 s for 1,000 boxes in node).
+  "elk.edgeRouting": "POLYLINE",
   // Deterministic: the same document and sizes give the same positions.
   "elk.randomSeed": "1",
 };
