@@ -131,6 +131,8 @@ try {
     await page.locator("#find-input").fill(target);
     await page.locator(`[data-find-node="${target}"]`).click();
     await poll(() => page.locator("#find").count(), (n) => n === 0);
+    const picked = await poll(() => page.locator(`.react-flow__node.selected [data-node-id="${target}"]`).count(), (n) => n === 1, 10000);
+    if (picked !== 1) { console.error(`studio.perf: Find did not select ${target}`); failed = true; }
     for (const key of Object.keys(edits)) {
       await page.evaluate(() => {
         const doc = document.querySelector("#canonical-doc");
