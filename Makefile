@@ -89,6 +89,9 @@ test-onnx: build
 # catalogue from $(BUILD)'s rung, vitest (document model, command log, share links), then
 # the browser test on Debian's chromium through playwright-core (screenshots in
 # $(BUILD)/studio-test/). Not part of `make test` yet.
-.PHONY: test-studio
+.PHONY: studio test-studio
+# The app `rung studio` serves: $(BUILD)/studio/dist (scripts/build-studio.sh).
+studio: build
+	@scripts/build-studio.sh $(BUILD)
 test-studio: build
 	@scripts/test-studio.sh $(BUILD)

@@ -1,4 +1,4 @@
-// The studio's build: a static app in dist/ (served by scripts/serve.mjs, later `rung studio`).
+// The studio's build: a static app in dist/ (make studio: BUILD/studio/dist, served by `rung studio`).
 import { defineConfig } from "vitest/config";
 import react from "@vitejs/plugin-react";
 

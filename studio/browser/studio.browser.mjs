@@ -4,6 +4,8 @@
 // URL and reopened in a fresh context to the same canonical bytes; a dropped file with an
 // unknown op is drawn unresolved. Waits poll; no fixed sleeps. Screenshots go to OUT_DIR.
 // Usage: node browser/studio.browser.mjs [OUT_DIR]   (dist/ must be built)
+// With RUNG set (scripts/test-studio.sh) the app in STUDIO_APP (default dist/) is served by
+// `$RUNG studio`; without it by scripts/serve.mjs.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -38,7 +40,11 @@ async function poll(fn, pred, timeoutMs = 10000) {
 }
 
 function startServer() {
-  const child = spawn(process.execPath, [resolve(here, "../scripts/serve.mjs"), resolve(here, "../dist"), "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const app = resolve(process.env.STUDIO_APP ?? resolve(here, "../dist"));
+  const [cmd, args] = process.env.RUNG
+    ? [process.env.RUNG, ["studio", "--port", "0", "--app", app]]
+    : [process.execPath, [resolve(here, "../scripts/serve.mjs"), app, "0"]];
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((ok, fail) => {
     let text = "";
     child.stdout.on("data", (d) => {
@@ -173,6 +179,17 @@ try {
   await page.keyboard.press("Control+Z");
   const back = await poll(() => page.locator('[data-node-id="relu"]').boundingBox(), (b) => Math.abs(b.y - before.y) < 1);
   check(Math.abs(back.y - before.y) < 1 && Math.abs(back.x - before.x) < 1, "one Ctrl+Z puts the box back", JSON.stringify([before, back]));
+  // Lay out (elkjs in a Worker): every box placed, the bytes unchanged, one undo step.
+  await page.locator("#layout-run").click();
+  const laidOut = await poll(() => page.locator("#layout-status").textContent(), (t) => /laid out|cancel|fail/.test(t ?? ""));
+  check(/^laid out 4 boxes in [0-9]+ ms$/.test(laidOut ?? "") && (await canonical(page)) === drawn, "Lay out places the 4 boxes; the document's bytes do not change", laidOut);
+  const laidBox = await poll(() => page.locator('[data-node-id="relu"]').boundingBox(), (b) => Math.abs(b.y - before.y) >= 1 || Math.abs(b.x - before.x) >= 1);
+  check(Math.abs(laidBox.y - before.y) >= 1 || Math.abs(laidBox.x - before.x) >= 1, "the layout moves the boxes", JSON.stringify([before, laidBox]));
+  const undoLabel = await page.locator("#undo").textContent();
+  check(undoLabel === "undo lay out", "the layout is one undo step", undoLabel);
+  await page.keyboard.press("Control+Z");
+  const unlaid = await poll(() => page.locator('[data-node-id="relu"]').boundingBox(), (b) => Math.abs(b.y - before.y) < 1 && Math.abs(b.x - before.x) < 1);
+  check(Math.abs(unlaid.y - before.y) < 1 && Math.abs(unlaid.x - before.x) < 1, "one Ctrl+Z undoes the layout", JSON.stringify([before, unlaid]));
   await page.keyboard.press("Control+F");
   await page.locator("#find-input").fill("ne");
   await page.locator('[data-find-node="neg"]').click();

@@ -1,6 +1,6 @@
 // Serves a built studio (dist/) on 127.0.0.1 only, with the headers threads need
-// (cross-origin isolation) and the MIME types the engine's files need. Until `rung studio`
-// exists this is how the app is opened and tested. Usage: node scripts/serve.mjs DIR [PORT]
+// (cross-origin isolation) and the MIME types the engine's files need: node's twin of `rung studio`
+// for work on the app alone (make test-studio uses rung studio). Usage: node scripts/serve.mjs DIR [PORT]
 // (PORT 0 picks a free one); it prints "serving http://127.0.0.1:PORT/" when ready.
 import { createReadStream, statSync } from "node:fs";
 import { createServer } from "node:http";

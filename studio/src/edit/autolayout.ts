@@ -1,6 +1,6 @@
 // Places boxes that have no position: inputs in the first column, each node one column right
 // of its deepest producer, outputs last; rows in document order. Deterministic, and it keeps
-// every position already set (hand-placed boxes stay). The Worker layout (elkjs) comes later.
+// every position already set (hand-placed boxes stay). "Lay out" (src/layout/, elkjs) redoes all.
 import { type WorkflowDoc, splitRef } from "../doc/model";
 import { type Layout, type Pos, inputKey, outputKey } from "./state";
 

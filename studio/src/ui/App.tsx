@@ -19,6 +19,7 @@ import { LINK_SIZE_LIMIT, openFragment, shareFragment } from "../share/link";
 import { Banner } from "./Banner";
 import { EditContext, type EditActions } from "./editContext";
 import { Find } from "./Find";
+import { LayoutControl } from "./LayoutControl";
 import { IoNode } from "./IoNode";
 import { OpNode } from "./OpNode";
 import { Problems } from "./Problems";
@@ -29,6 +30,7 @@ import { type Opened, fromLink } from "./opened";
 import { useShortcuts } from "./useShortcuts";
 
 const nodeTypes = { op: OpNode, io: IoNode };
+const MINIMAP_MAX_NODES = 300;
 
 function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
   const catalogue = engine.catalogue;
@@ -254,6 +256,19 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
           onFind={() => setFindOpen(true)}
         />
         <div className="identity">
+          <LayoutControl
+            doc={state.doc}
+            sizes={measured}
+            disabled={readOnly !== null}
+            onLaidOut={(layout) =>
+              run("lay out", (s) =>
+                Object.entries(layout).flatMap(([key, pos]): Command[] => {
+                  const was = s.layout[key];
+                  return was && was.x === pos.x && was.y === pos.y ? [] : [{ kind: "move", key, pos }];
+                }),
+              )
+            }
+          />{" "}
           content id <code id="content-id">{id}</code>
           {share && (
             <span className="share">
@@ -282,7 +297,8 @@ function Studio({ engine, initial }: { engine: Engine; initial: Opened }) {
             >
               <Background />
               <Controls showInteractive={false} />
-              <MiniMap pannable zoomable />
+              {/* The minimap redraws with every pan; past 300 boxes it costs more than it shows. */}
+              {state.doc.nodes.length <= MINIMAP_MAX_NODES && <MiniMap pannable zoomable />}
             </ReactFlow>
             {findOpen && <Find doc={state.doc} catalogue={catalogue} onAddOp={addOp} onSelectNode={selectNode} onClose={() => setFindOpen(false)} />}
           </div>
