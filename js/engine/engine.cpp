@@ -136,6 +136,20 @@ const char* no_program(int handle) {
   return failure(Diagnostics::error("M0041", "no program with handle " + std::to_string(handle) + " (never compiled, or released)"));
 }
 
+// The start of every request on a compiled program: the request's JSON (M0040), then the
+// program (M0041); `fn(request, program)` answers.
+template <class Fn>
+const char* on_program(int handle, const char* request, Fn&& fn) {
+  return guarded([&] {
+    std::string why;
+    auto req = parse_request(request, why);
+    if (!req) return bad_request(why);
+    auto p = program_of(handle);
+    if (!p) return no_program(handle);
+    return fn(*req, *p);
+  });
+}
+
 json progress_json(const Progress& p) {
   return {{"type", "progress"}, {"phase", p.phase}, {"done", p.done}, {"total", p.total},
           {"item", p.item}, {"elapsed_s", p.elapsed_s}, {"finished", p.finished}};
@@ -224,16 +238,11 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_compile(const char* request) {
 
 // {"rung": "block" | "graph" | "kernel" | "plan", "backend"} -> {"ok", "text"}: `rung show`'s text.
 EMSCRIPTEN_KEEPALIVE const char* rung_engine_show(int handle, const char* request) {
-  return guarded([&] {
-    std::string why;
-    auto req = parse_request(request, why);
-    if (!req) return bad_request(why);
-    auto p = program_of(handle);
-    if (!p) return no_program(handle);
+  return on_program(handle, request, [&](const json& req, Compiled& p) {
     ShowOptions o;
-    o.ir = req->value("rung", std::string("block"));
-    o.backend = req->value("backend", std::string());
-    auto text = rung::show(p->source, o);
+    o.ir = req.value("rung", std::string("block"));
+    o.backend = req.value("backend", std::string());
+    auto text = rung::show(p.source, o);
     if (!text) return failure(text.diagnostics());
     return answer({{"ok", true}, {"text", *text}, {"diagnostics", diagnostics_json(text.diagnostics())}});
   });
@@ -242,23 +251,18 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_show(int handle, const char* reques
 // {"device", "budget", "entry", "dims", "stream", "binding_limit", "batch"} -> {"ok", "plan"}:
 // the plan is `rung plan --json`'s document.
 EMSCRIPTEN_KEEPALIVE const char* rung_engine_plan(int handle, const char* request) {
-  return guarded([&] {
-    std::string why;
-    auto req = parse_request(request, why);
-    if (!req) return bad_request(why);
-    auto p = program_of(handle);
-    if (!p) return no_program(handle);
+  return on_program(handle, request, [&](const json& req, Compiled& p) {
     MemoryPlanOptions o;
     o.environment = engine_environment();
-    o.device = req->value("device", std::string("cpu"));
-    o.entry = req->value("entry", p->entry);
-    o.budget = req->value("budget", std::string());
-    o.binding_limit = req->value("binding_limit", std::string());
-    o.stream = req->value("stream", std::string());
-    o.batch = req->value("batch", std::uint64_t{0});
-    o.dims = p->dims;
-    for (auto& d : strings_of(*req, "dims")) o.dims.push_back(d);
-    auto plan = plan_memory(p->source, o);
+    o.device = req.value("device", std::string("cpu"));
+    o.entry = req.value("entry", p.entry);
+    o.budget = req.value("budget", std::string());
+    o.binding_limit = req.value("binding_limit", std::string());
+    o.stream = req.value("stream", std::string());
+    o.batch = req.value("batch", std::uint64_t{0});
+    o.dims = p.dims;
+    for (auto& d : strings_of(req, "dims")) o.dims.push_back(d);
+    auto plan = plan_memory(p.source, o);
     if (!plan) return failure(plan.diagnostics());
     return answer({{"ok", true}, {"plan", json::parse(plan->json)}, {"diagnostics", diagnostics_json(plan.diagnostics())}});
   });
@@ -268,18 +272,13 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_plan(int handle, const char* reques
 // {"ok", "result": handle, "outputs": [{"name", "dtype", "shape", "sha3_256", "ptr", "bytes"}], ...}.
 // Progress and print events go to Module.onRungEvent while it runs.
 EMSCRIPTEN_KEEPALIVE const char* rung_engine_run(int handle, const char* request) {
-  return guarded([&] {
-    std::string why;
-    auto req = parse_request(request, why);
-    if (!req) return bad_request(why);
-    auto p = program_of(handle);
-    if (!p) return no_program(handle);
-    std::string receipts = req->value("receipts", std::string("conform"));
+  return on_program(handle, request, [&](const json& req, Compiled& p) {
+    std::string receipts = req.value("receipts", std::string("conform"));
     if (receipts != "conform" && receipts != "require" && receipts != "ignore") return bad_request("receipts is conform, require or ignore");
 
     Diagnostics all;
     Inputs inputs;
-    for (const auto& in : req->value("inputs", json::array()))
+    for (const auto& in : req.value("inputs", json::array()))
       if (auto i = input_of(in, all)) inputs.push_back(std::move(*i));
     if (all.has_errors()) return failure(all);
 
@@ -288,22 +287,22 @@ EMSCRIPTEN_KEEPALIVE const char* rung_engine_run(int handle, const char* request
       if (rung_engine_event(event.dump(-1, ' ', false, json::error_handler_t::replace).c_str())) cancel.store(true);
     };
     SessionOptions so;
-    so.backend = req->value("backend", std::string("cpu"));
+    so.backend = req.value("backend", std::string("cpu"));
     so.receipts = receipts == "require" ? Receipts::require : receipts == "ignore" ? Receipts::ignore : Receipts::conform;
     so.environment = engine_environment();
     so.write_records = true;  // into the in-memory store; the reply carries the record's JSON
     so.progress = [&emit](const Progress& pr) { emit(progress_json(pr)); };
-    so.progress_interval_s = req->value("progressInterval", 1.0);
+    so.progress_interval_s = req.value("progressInterval", 1.0);
     if (!(so.progress_interval_s >= 0)) return bad_request("progressInterval is a number of seconds >= 0");
     so.print = [&emit](std::string_view text) { emit({{"type", "print"}, {"text", std::string(text)}}); };
-    auto session = Session::open(p->program, so);
+    auto session = Session::open(p.program, so);
     all.append(session.diagnostics());
     if (!session) return failure(all);
 
     RunOptions ro;
     ro.cancel = &cancel;
-    emit({{"type", "start"}, {"entry", req->value("entry", p->entry)}, {"backend", so.backend}});
-    auto result = session->run(req->value("entry", p->entry), inputs, ro);
+    emit({{"type", "start"}, {"entry", req.value("entry", p.entry)}, {"backend", so.backend}});
+    auto result = session->run(req.value("entry", p.entry), inputs, ro);
     all.append(result.diagnostics());
     if (!result) return failure(all);
 

@@ -9,25 +9,17 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "ops/fma_f64_hard_vectors.h"
+#include "ops/split_mix.h"
 #include "ops/numerics/fma_f64_soft.h"
 #include "ops/numerics/ieee.h"
 
 namespace rung::testing {
 namespace {
 
-double d(std::uint64_t u) {
-  double x;
-  std::memcpy(&x, &u, 8);
-  return x;
-}
-std::uint64_t u(double x) {
-  std::uint64_t v;
-  std::memcpy(&v, &x, 8);
-  return v;
-}
+double d(std::uint64_t v) { return num::f64_from_bits(v); }
+std::uint64_t u(double x) { return num::bits_of(x); }
 bool same(double x, double y) { return (std::isnan(x) && std::isnan(y)) || u(x) == u(y); }
 
 // Correctly rounded binary64 fma by MPFR: 53 bits, then subnormals within double's range.
@@ -49,21 +41,12 @@ double fma_mpfr(double a, double b, double c) {
   return out;
 }
 
-struct SplitMix {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // A double with random significand and sign, exponent in [lo, lo + span).
-  double scaled(int lo, int span) {
-    std::uint64_t w = next();
-    double m = d((w & 0x800fffffffffffffULL) | 0x3ff0000000000000ULL);
-    return std::ldexp(m, lo + static_cast<int>((w >> 52 & 0x7ff) % static_cast<std::uint64_t>(span)));
-  }
-};
+// A double with random significand and sign, exponent in [lo, lo + span).
+double scaled(SplitMix& g, int lo, int span) {
+  std::uint64_t w = g.next();
+  double m = d((w & 0x800fffffffffffffULL) | 0x3ff0000000000000ULL);
+  return std::ldexp(m, lo + static_cast<int>((w >> 52 & 0x7ff) % static_cast<std::uint64_t>(span)));
+}
 
 // One of the families, drawn from `g`.
 void draw(SplitMix& g, int family, double& a, double& b, double& c) {
@@ -72,22 +55,22 @@ void draw(SplitMix& g, int family, double& a, double& b, double& c) {
       a = d(g.next()), b = d(g.next()), c = d(g.next());
       return;
     case 1: {  // c cancels the product's leading bits
-      a = g.scaled(-60, 120), b = g.scaled(-60, 120);
+      a = scaled(g, -60, 120), b = scaled(g, -60, 120);
       c = d(u(-(a * b)) + g.next() % 5 - 2);
       return;
     }
     case 2: {  // c at a multiple of half an ulp of the product: sums on and next to midpoints
-      a = g.scaled(-60, 120), b = g.scaled(-60, 120);
+      a = scaled(g, -60, 120), b = scaled(g, -60, 120);
       double p = a * b;
       c = std::ldexp(static_cast<double>(static_cast<int>(g.next() % 9) - 4), std::ilogb(p) - 53 - static_cast<int>(g.next() % 3));
       if (g.next() & 1) std::swap(a, c);  // the small one as a factor too
       return;
     }
     case 3:  // subnormal and underflowing results
-      a = g.scaled(-560, 300), b = g.scaled(-560, 300), c = (g.next() & 1) ? g.scaled(-1074, 60) : d(g.next() & 0x8000000000000000ULL);
+      a = scaled(g, -560, 300), b = scaled(g, -560, 300), c = (g.next() & 1) ? scaled(g, -1074, 60) : d(g.next() & 0x8000000000000000ULL);
       return;
     default:  // products and c far apart (sticky bits), near overflow
-      a = g.scaled(-100, 1100), b = g.scaled(-100, 1100), c = g.scaled(-1000, 2000);
+      a = scaled(g, -100, 1100), b = scaled(g, -100, 1100), c = scaled(g, -1000, 2000);
       return;
   }
 }

@@ -10,24 +10,16 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "ops/fma_hard_vectors.h"
+#include "ops/split_mix.h"
 #include "ops/numerics/ieee.h"
 
 namespace rung::testing {
 namespace {
 
-float f(std::uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
-std::uint32_t u(float x) {
-  std::uint32_t v;
-  std::memcpy(&v, &x, 4);
-  return v;
-}
+float f(std::uint32_t u) { return num::f32_from_bits(u); }
+std::uint32_t u(float x) { return num::bits_of(x); }
 
 // Correctly rounded binary32 fma by MPFR: exact product and sum at 24 bits, then subnormals
 // (mpfr_subnormalize) within float's exponent range.
@@ -52,17 +44,6 @@ float fma_mpfr(float a, float b, float c) {
 
 // NaN equals NaN (payloads are not part of the contract); otherwise the same bits.
 bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || u(x) == u(y); }
-
-struct SplitMix {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::uint32_t word() { return static_cast<std::uint32_t>(next() >> 32); }
-};
 
 // One of the families, drawn from `g`.
 void draw(SplitMix& g, int family, float& a, float& b, float& c) {

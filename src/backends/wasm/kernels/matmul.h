@@ -44,22 +44,31 @@ inline void chain_step(u32 width, float a, const float* b, u32 b_col, double* ac
   for (u32 l = 0; l < width; ++l) acc[l] = static_cast<double>(static_cast<float>(s[l]));
 }
 
-inline void matmul_f32(const float* A, const float* B, float* Y, const MatmulShape& s) {
-  u32 M = s.ta ? s.ca : s.ra, K = s.ta ? s.ra : s.ca, N = s.tb ? s.rb : s.cb;
-  u32 a_row = s.ta ? 1 : s.ca, a_k = s.ta ? s.ca : 1;
-  u32 b_k = s.tb ? 1 : s.cb, b_col = s.tb ? s.cb : 1;
-  u32 mat_a = s.ra * s.ca, mat_b = s.rb * s.cb, mat_y = M * N;
+// One product's sizes and the element strides of a and b as stored (transposed or not).
+struct MatmulDims {
+  u32 M, K, N;
+  u32 a_row, a_k, b_k, b_col;
+};
+
+// body(a, b, y, dims) for each output matrix, a and b broadcast over the batch dims.
+template <class T, class Body>
+void for_each_product(const T* A, const T* B, T* Y, const MatmulShape& s, Body&& body) {
+  MatmulDims d{s.ta ? s.ca : s.ra, s.ta ? s.ra : s.ca, s.tb ? s.rb : s.cb,
+               s.ta ? 1 : s.ca,    s.ta ? s.ca : 1,    s.tb ? 1 : s.cb, s.tb ? s.cb : 1};
+  u32 mat_a = s.ra * s.ca, mat_b = s.rb * s.cb, mat_y = d.M * d.N;
   const u32* strides[2] = {s.sa, s.sb};
-  walk<2>(s.batch_rank, s.batch, strides, [&](u64 bi, const u32* o) {
-    const float* a = A + o[0] * mat_a;
-    const float* b = B + o[1] * mat_b;
-    float* y = Y + static_cast<u32>(bi) * mat_y;
-    for (u32 i = 0; i < M; ++i)
-      for (u32 j0 = 0; j0 < N; j0 += kTile) {
-        u32 width = N - j0 < kTile ? N - j0 : kTile;
+  walk<2>(s.batch_rank, s.batch, strides,
+          [&](u64 bi, const u32* o) { body(A + o[0] * mat_a, B + o[1] * mat_b, Y + static_cast<u32>(bi) * mat_y, d); });
+}
+
+inline void matmul_f32(const float* A, const float* B, float* Y, const MatmulShape& s) {
+  for_each_product(A, B, Y, s, [](const float* a, const float* b, float* y, const MatmulDims& d) {
+    for (u32 i = 0; i < d.M; ++i)
+      for (u32 j0 = 0; j0 < d.N; j0 += kTile) {
+        u32 width = d.N - j0 < kTile ? d.N - j0 : kTile;
         double acc[kTile] = {};  // each chain starts at +0
-        for (u32 k = 0; k < K; ++k) chain_step(width, a[i * a_row + k * a_k], b + k * b_k + j0 * b_col, b_col, acc);
-        for (u32 l = 0; l < width; ++l) y[i * N + j0 + l] = canonical(static_cast<float>(acc[l]));
+        for (u32 k = 0; k < d.K; ++k) chain_step(width, a[i * d.a_row + k * d.a_k], b + k * d.b_k + j0 * d.b_col, d.b_col, acc);
+        for (u32 l = 0; l < width; ++l) y[i * d.N + j0 + l] = canonical(static_cast<float>(acc[l]));
       }
   });
 }
@@ -67,20 +76,12 @@ inline void matmul_f32(const float* A, const float* B, float* Y, const MatmulSha
 // f64: the same chain in binary64 (num::fma_f64, rung's soft binary64 fma under __wasm__),
 // one output at a time.
 inline void matmul_f64(const double* A, const double* B, double* Y, const MatmulShape& s) {
-  u32 M = s.ta ? s.ca : s.ra, K = s.ta ? s.ra : s.ca, N = s.tb ? s.rb : s.cb;
-  u32 a_row = s.ta ? 1 : s.ca, a_k = s.ta ? s.ca : 1;
-  u32 b_k = s.tb ? 1 : s.cb, b_col = s.tb ? s.cb : 1;
-  u32 mat_a = s.ra * s.ca, mat_b = s.rb * s.cb, mat_y = M * N;
-  const u32* strides[2] = {s.sa, s.sb};
-  walk<2>(s.batch_rank, s.batch, strides, [&](u64 bi, const u32* o) {
-    const double* a = A + o[0] * mat_a;
-    const double* b = B + o[1] * mat_b;
-    double* y = Y + static_cast<u32>(bi) * mat_y;
-    for (u32 i = 0; i < M; ++i)
-      for (u32 j = 0; j < N; ++j) {
-        const double* ai = a + i * a_row;
-        const double* bj = b + j * b_col;
-        y[i * N + j] = canonical(num::dot_chain_f64(K, [&](u64 k) { return ai[k * a_k]; }, [&](u64 k) { return bj[k * b_k]; }));
+  for_each_product(A, B, Y, s, [](const double* a, const double* b, double* y, const MatmulDims& d) {
+    for (u32 i = 0; i < d.M; ++i)
+      for (u32 j = 0; j < d.N; ++j) {
+        const double* ai = a + i * d.a_row;
+        const double* bj = b + j * d.b_col;
+        y[i * d.N + j] = canonical(num::dot_chain_f64(d.K, [&](u64 k) { return ai[k * d.a_k]; }, [&](u64 k) { return bj[k * d.b_k]; }));
       }
   });
 }
