@@ -7,9 +7,10 @@
 // event to the first frame after the problems pane and the canonical document have changed.
 // Prints the figures as JSON; fails (exit 1) when a target is missed or the drawing is wrong.
 // Usage: node bench/studio.perf.mjs APP_DIR [NODES]   (RUNG: the rung binary)
-import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { chromium } from "playwright-core";
+
+import { poll as pollUntil, startServer } from "../browser/harness.mjs";
 import { bigWorkflow } from "./gen-workflow.mjs";
 
 const app = resolve(process.argv[2] ?? "dist");
@@ -20,27 +21,8 @@ if (!rung) {
   process.exit(2);
 }
 
-function startServer() {
-  const child = spawn(rung, ["studio", "--port", "0", "--app", app], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((ok, fail) => {
-    let text = "";
-    child.stdout.on("data", (d) => {
-      text += d;
-      const m = /serving (http:\/\/127\.0\.0\.1:[0-9]+\/)/.exec(text);
-      if (m) ok({ url: m[1], child });
-    });
-    child.on("exit", (code) => fail(new Error(`rung studio exited with ${code}`)));
-  });
-}
-
-async function poll(fn, pred, timeoutMs = 60000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (pred(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+// The perf waits are longer than the browser test's.
+const poll = (fn, pred, timeoutMs = 60000) => pollUntil(fn, pred, timeoutMs);
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -48,7 +30,7 @@ const quantile = (xs, q) => {
 };
 const round = (x) => Math.round(x * 100) / 100;
 
-const { url, child } = await startServer();
+const { url, child } = await startServer(app, rung);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
 const result = { nodes: count, date: new Date().toISOString(), load_average: (await import("node:os")).loadavg().map(round) };
 let failed = false;

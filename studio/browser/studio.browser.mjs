@@ -6,11 +6,12 @@
 // Usage: node browser/studio.browser.mjs [OUT_DIR]   (dist/ must be built)
 // With RUNG set (scripts/test-studio.sh) the app in STUDIO_APP (default dist/) is served by
 // `$RUNG studio`; without it by scripts/serve.mjs.
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+
+import { poll, startServer as startHarnessServer } from "./harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = resolve(process.argv[2] ?? resolve(here, "../test-output"));
@@ -28,32 +29,8 @@ function check(ok, what, detail = "") {
   }
 }
 
-// Polls fn until pred holds (or the time is up); returns the last value.
-async function poll(fn, pred, timeoutMs = 10000) {
-  const end = Date.now() + timeoutMs;
-  let v;
-  for (;;) {
-    v = await fn();
-    if (pred(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 function startServer() {
-  const app = resolve(process.env.STUDIO_APP ?? resolve(here, "../dist"));
-  const [cmd, args] = process.env.RUNG
-    ? [process.env.RUNG, ["studio", "--port", "0", "--app", app]]
-    : [process.execPath, [resolve(here, "../scripts/serve.mjs"), app, "0"]];
-  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((ok, fail) => {
-    let text = "";
-    child.stdout.on("data", (d) => {
-      text += d;
-      const m = /serving (http:\/\/127\.0\.0\.1:[0-9]+\/)/.exec(text);
-      if (m) ok({ url: m[1], child });
-    });
-    child.on("exit", (code) => fail(new Error(`server exited with ${code}`)));
-  });
+  return startHarnessServer(resolve(process.env.STUDIO_APP ?? resolve(here, "../dist")));
 }
 
 const canonical = (page) => page.locator("#canonical-doc").textContent();

@@ -119,6 +119,15 @@ inline v128_t convert_to_f32(v128_t s) {
   return wasm_f64x2_promote_low_f32x4(f);
 }
 
+// Starts the tile's accumulators: +0 for a chain's first k-block, else c's floats as doubles.
+inline void load_tile(v128_t (&acc)[kMR][kNV], const float* c, std::size_t ldc, bool first) {
+#pragma clang loop unroll(full)
+  for (std::size_t r = 0; r < kMR; ++r)
+#pragma clang loop unroll(full)
+    for (std::size_t v = 0; v < kNV; ++v)
+      acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
+}
+
 // Stores the tile's accumulators (floats held in doubles) as floats, four per row at a time.
 // The empty asm keeps clang 14 from turning the demotions into scalar ones per lane.
 inline void store_tile(const v128_t (&acc)[kMR][kNV], float* c, std::size_t ldc) {
@@ -142,11 +151,7 @@ template <Rounding kRounding, bool kTinyTest>
 inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first) {
   static_assert(kRounding == Rounding::kConvert || !kTinyTest, "the integer form has no subnormal grid");
   v128_t acc[kMR][kNV];
-#pragma clang loop unroll(full)
-  for (std::size_t r = 0; r < kMR; ++r)
-#pragma clang loop unroll(full)
-    for (std::size_t v = 0; v < kNV; ++v)
-      acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
+  load_tile(acc, c, ldc, first);
   // Shifted left by 3, a midpoint's low 29 bits are the sign bit alone (the integer form's
   // rounded-up bits: zero).
   const v128_t midpoint = wasm_i32x4_splat(static_cast<std::int32_t>(0x80000000u));
@@ -206,11 +211,7 @@ inline bool tile_fast(std::size_t kc, const double* pa, const double* pb, float*
 // for the tiles tile_fast refused. Infinite and NaN sums are left as they are.
 inline void tile_odd(std::size_t kc, const double* pa, const double* pb, float* c, std::size_t ldc, bool first) {
   v128_t acc[kMR][kNV];
-#pragma clang loop unroll(full)
-  for (std::size_t r = 0; r < kMR; ++r)
-#pragma clang loop unroll(full)
-    for (std::size_t v = 0; v < kNV; ++v)
-      acc[r][v] = first ? wasm_f64x2_splat(0.0) : wasm_f64x2_promote_low_f32x4(wasm_v128_load64_zero(c + r * ldc + 2 * v));
+  load_tile(acc, c, ldc, first);
   const v128_t one = wasm_i64x2_splat(1), zero = wasm_i64x2_splat(0), inf = wasm_f64x2_splat(__builtin_inf());
   for (std::size_t k = 0; k < kc; ++k) {
     v128_t b[kNV];
